@@ -1,0 +1,25 @@
+namespace Boc;
+
+/// <summary>
+/// Static entry points on <see cref="BocRuntime.Default"/>. With <c>using static Boc.Behaviours;</c> a program reads
+/// like the BoC paper: <c>When(src, dst, (s, d) =&gt; { s.Balance -= 10; d.Balance += 10; });</c>
+/// </summary>
+public static partial class Behaviours
+{
+    /// <summary>
+    /// Waits until <see cref="BocRuntime.Default"/> is quiescent: every behaviour spawned on it so far, including
+    /// nested ones, has finished.
+    /// </summary>
+    /// <param name="cancellationToken">Stops waiting; the behaviours are not affected.</param>
+    /// <returns>See <see cref="BocRuntime.WaitForQuiescenceAsync(CancellationToken)"/>.</returns>
+    public static Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default) =>
+        BocRuntime.Default.WaitForQuiescenceAsync(cancellationToken);
+
+    /// <summary>Requests read-only access to <paramref name="cown"/>; same as <see cref="Cown.Read{T}(Cown{T})"/>.</summary>
+    /// <typeparam name="T">The type of the cown's state.</typeparam>
+    /// <param name="cown">The cown to read.</param>
+    /// <returns>A read-only view of <paramref name="cown"/> that can be passed to <c>When</c>.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cown"/> is null.</exception>
+    public static ReadOnlyCown<T> Read<T>(Cown<T> cown)
+        where T : class => Cown.Read(cown);
+}

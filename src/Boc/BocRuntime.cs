@@ -1,0 +1,275 @@
+using System.Collections.Concurrent;
+using Boc.Dispatch;
+
+namespace Boc;
+
+/// <summary>
+/// A BoC runtime: it spawns behaviours on cowns, runs them when they hold their cowns, tracks quiescence, and reports
+/// exceptions of fire-and-forget behaviours. Most programs use <see cref="Default"/> through
+/// <see cref="Behaviours"/>; tests and hosts that need isolation create their own.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Cowns do not belong to a runtime: the same cown may be used by behaviours of several runtimes, and ordering
+/// between them still holds. Quiescence and exception reporting are per runtime.
+/// </para>
+/// <para>
+/// Disposal <b>drains</b>: <see cref="Dispose"/> and <see cref="DisposeAsync"/> first stop accepting new behaviours
+/// (every <c>When</c> after that point throws <see cref="ObjectDisposedException"/> before enqueuing anything, and this
+/// includes behaviours spawned by bodies still running), then wait until every behaviour already accepted has finished.
+/// Accepted work is never dropped.
+/// </para>
+/// </remarks>
+public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
+{
+    /// <summary>The most cowns one behaviour may acquire (counting duplicates).</summary>
+    public const int MaxCownsPerBehaviour = 1024;
+
+    private static readonly Lazy<BocRuntime> s_default = new(() => new BocRuntime(new BocRuntimeOptions(), isDefault: true));
+
+    private readonly ConcurrentQueue<Exception> _unobserved = new();
+    private readonly Action<Exception>? _exceptionHandler;
+    private readonly bool _failFast;
+    private readonly bool _isDefault;
+    private readonly Lock _quiescenceLock = new();
+
+    // Behaviours accepted but not finished. Incremented before enqueuing, decremented after release and delivery, so
+    // zero means nothing is queued, running, or about to release.
+    private long _pending;
+    private int _disposed;
+    private TaskCompletionSource? _nextQuiescence;
+
+    /// <summary>Creates a runtime with default options.</summary>
+    public BocRuntime()
+        : this(new BocRuntimeOptions())
+    {
+    }
+
+    /// <summary>Creates a runtime with the given options.</summary>
+    /// <param name="options">The options; they are read now and not observed afterwards.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><see cref="BocRuntimeOptions.WorkerCount"/> is less than 1.</exception>
+    public BocRuntime(BocRuntimeOptions options)
+        : this(options, isDefault: false)
+    {
+    }
+
+    private BocRuntime(BocRuntimeOptions options, bool isDefault)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.WorkerCount is int workers)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(workers, 1, nameof(options.WorkerCount));
+            Dispatcher = new BoundedThreadPoolDispatcher(workers);
+        }
+        else
+        {
+            Dispatcher = ThreadPoolDispatcher.Instance;
+        }
+
+        _exceptionHandler = options.UnhandledExceptionHandler;
+        _failFast = options.FailFastOnUnhandledException;
+        _isDefault = isDefault;
+    }
+
+    /// <summary>Gets the process-wide runtime behind <see cref="Behaviours"/>. It cannot be disposed.</summary>
+    public static BocRuntime Default => s_default.Value;
+
+    internal Dispatcher Dispatcher { get; }
+
+    /// <summary>
+    /// Waits until the runtime is quiescent: every behaviour spawned on it so far, including behaviours those spawned,
+    /// has finished (asynchronous bodies included).
+    /// </summary>
+    /// <param name="cancellationToken">Stops waiting; the behaviours are not affected.</param>
+    /// <returns>
+    /// A task that completes at the first moment no behaviour of this runtime is pending. If fire-and-forget behaviours
+    /// threw and no <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> is set, the task fails with an
+    /// <see cref="AggregateException"/> holding those exceptions (each is reported once).
+    /// </returns>
+    /// <remarks>
+    /// If other threads keep spawning behaviours, a quiescent moment may never come. Behaviours spawned after the
+    /// call may be included in the wait.
+    /// </remarks>
+    public async Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default)
+    {
+        await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        ThrowUnobserved();
+    }
+
+    /// <summary>
+    /// Stops accepting behaviours and blocks until every accepted one has finished (see the class remarks).
+    /// </summary>
+    /// <exception cref="InvalidOperationException">
+    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (it would wait for itself).
+    /// </exception>
+    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
+    public void Dispose()
+    {
+        BeginDispose();
+        QuiescentAsync().GetAwaiter().GetResult();
+        ThrowUnobserved();
+    }
+
+    /// <summary>
+    /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks).
+    /// </summary>
+    /// <returns>A task that completes when the runtime has drained.</returns>
+    /// <exception cref="InvalidOperationException">Called on <see cref="Default"/>.</exception>
+    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
+    public async ValueTask DisposeAsync()
+    {
+        BeginDispose();
+        await QuiescentAsync().ConfigureAwait(false);
+        ThrowUnobserved();
+    }
+
+    /// <summary>Accepts <paramref name="behaviour"/> and enqueues it on its cowns before returning.</summary>
+    internal void Spawn(Behaviour behaviour)
+    {
+        // Count first, then check for disposal: with both accesses fenced, either this spawn sees the flag, or the
+        // disposer's wait sees the count (a Dekker pair), so a drain can never miss an accepted behaviour.
+        Interlocked.Increment(ref _pending);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            OnBehaviourFinished();
+            ObjectDisposedException.ThrowIf(true, this);
+        }
+
+        behaviour.Enqueue();
+    }
+
+    internal void OnBehaviourFinished()
+    {
+        if (Interlocked.Decrement(ref _pending) == 0)
+        {
+            SignalQuiescence();
+        }
+    }
+
+    internal void ReportUnhandled(Exception error)
+    {
+        if (_failFast)
+        {
+            Environment.FailFast("A Boc behaviour threw an unhandled exception.", error);
+        }
+
+        Action<Exception>? handler = _exceptionHandler;
+        if (handler is null)
+        {
+            _unobserved.Enqueue(error);
+            return;
+        }
+
+        try
+        {
+            handler(error);
+        }
+#pragma warning disable CA1031 // A throwing handler must not lose the behaviour's exception, nor kill the worker.
+        catch (Exception handlerError)
+#pragma warning restore CA1031
+        {
+            _unobserved.Enqueue(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
+        }
+    }
+
+    /// <summary>
+    /// Copies and validates a dynamic cown set before anything is enqueued, so that a bad element or a list changed
+    /// by another thread cannot leave a behaviour half-enqueued.
+    /// </summary>
+    private static IAcquirable<T>[] SnapshotCowns<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
+        where T : class
+    {
+        ArgumentNullException.ThrowIfNull(cowns);
+        int count = cowns.Count;
+        if (count > MaxCownsPerBehaviour - singles)
+        {
+            throw new ArgumentException(
+                $"A behaviour may acquire at most {MaxCownsPerBehaviour} cowns; {count + singles} were requested.", nameof(cowns));
+        }
+
+        var copy = new IAcquirable<T>[count];
+        for (int i = 0; i < count; i++)
+        {
+            copy[i] = cowns[i] ?? throw new ArgumentException($"The cown at index {i} is null.", nameof(cowns));
+        }
+
+        return copy;
+    }
+
+    private void BeginDispose()
+    {
+        if (_isDefault)
+        {
+            throw new InvalidOperationException("The default runtime lives as long as the process and cannot be disposed.");
+        }
+
+        if (Behaviour.RunningOn == this)
+        {
+            throw new InvalidOperationException("A behaviour cannot dispose its own runtime: disposal waits for every behaviour, including the caller.");
+        }
+
+        Interlocked.Exchange(ref _disposed, 1);
+    }
+
+    private Task QuiescentAsync()
+    {
+        if (Interlocked.Read(ref _pending) == 0)
+        {
+            return Task.CompletedTask;
+        }
+
+        lock (_quiescenceLock)
+        {
+            // Re-check under the lock: SignalQuiescence takes the same lock after the count reaches zero, so either it
+            // sees our waiter or we see zero here.
+            if (Interlocked.Read(ref _pending) == 0)
+            {
+                return Task.CompletedTask;
+            }
+
+            // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
+            // must not run the waiter's continuation inline.
+            _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _nextQuiescence.Task;
+        }
+    }
+
+    private void SignalQuiescence()
+    {
+        TaskCompletionSource? waiters;
+        lock (_quiescenceLock)
+        {
+            // A spawn may have raced in after our decrement; then this is not a quiescent moment, and whoever brings
+            // the count to zero next will signal.
+            if (Interlocked.Read(ref _pending) != 0)
+            {
+                return;
+            }
+
+            waiters = _nextQuiescence;
+            _nextQuiescence = null;
+        }
+
+        waiters?.TrySetResult();
+    }
+
+    private void ThrowUnobserved()
+    {
+        if (_unobserved.IsEmpty)
+        {
+            return;
+        }
+
+        var errors = new List<Exception>();
+        while (_unobserved.TryDequeue(out Exception? error))
+        {
+            errors.Add(error);
+        }
+
+        if (errors.Count > 0)
+        {
+            throw new AggregateException("Fire-and-forget behaviours threw exceptions that no handler observed.", errors);
+        }
+    }
+}

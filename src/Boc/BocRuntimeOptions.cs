@@ -1,0 +1,35 @@
+namespace Boc;
+
+/// <summary>Settings for a <see cref="BocRuntime"/>. They are read once, when the runtime is created.</summary>
+public sealed class BocRuntimeOptions
+{
+    /// <summary>
+    /// Gets or sets the most behaviours that may run at the same time, or null (the default) to let the .NET thread
+    /// pool decide. Set it to measure scaling, or to keep a runtime to a share of the machine.
+    /// </summary>
+    /// <remarks>
+    /// A behaviour whose body is waiting on an <c>await</c> does not occupy a worker. A body that blocks the thread
+    /// does, so with a small worker count blocking bodies can stall every other behaviour of the runtime.
+    /// </remarks>
+    public int? WorkerCount { get; set; }
+
+    /// <summary>
+    /// Gets or sets the handler for exceptions thrown by fire-and-forget behaviours (those spawned with
+    /// <c>When</c>; the result forms, <c>WhenAsync</c>, deliver exceptions through their awaitable instead).
+    /// </summary>
+    /// <remarks>
+    /// The handler runs on the worker that ran the behaviour, after the behaviour's cowns were released. When it is
+    /// null (the default), exceptions are kept and reported by the next
+    /// <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/> (or by
+    /// <see cref="BocRuntime.Dispose"/>) as an <see cref="AggregateException"/>. An exception thrown by the handler
+    /// itself is kept the same way, together with the original one.
+    /// </remarks>
+    public Action<Exception>? UnhandledExceptionHandler { get; set; }
+
+    /// <summary>
+    /// Gets or sets whether an exception escaping a fire-and-forget behaviour terminates the process with
+    /// <see cref="Environment.FailFast(string, Exception)"/>. Off by default; it overrides
+    /// <see cref="UnhandledExceptionHandler"/>.
+    /// </summary>
+    public bool FailFastOnUnhandledException { get; set; }
+}

@@ -1,0 +1,60 @@
+namespace Boc;
+
+/// <summary>
+/// The untyped part of every cown (concurrent owner): its identity, and the queue state the runtime keeps on it.
+/// </summary>
+/// <remarks>
+/// User code never derives from this class; create cowns with <see cref="Cown{T}"/>. The non-generic type exists
+/// so that the runtime's protocol (see <c>Behaviour.cs</c>) can treat cowns of every state type alike.
+/// </remarks>
+public abstract class Cown
+{
+    // Ids start at 1 and only grow, so they give every cown a position in one global, stable order. Hash codes and
+    // addresses are neither unique nor stable (the GC moves objects), so they cannot order acquisitions.
+    private static long s_lastId;
+
+    // ---- Protocol state. Only Behaviour.cs reads or writes these; the comments there say why each access is safe.
+
+    /// <summary>The request most recently enqueued on this cown, or null when its queue is empty.</summary>
+    internal Request? Last;
+
+    /// <summary>Active readers in the low bits, plus <see cref="Request.WriterWaiting"/> while a writer waits for them.</summary>
+    internal int ReadState;
+
+    /// <summary>The writer that holds the queue's turn but waits for active readers to leave.</summary>
+    internal Request? PendingWriter;
+
+    /// <summary>The protected state. Never null; typed access goes through <see cref="Cown{T}"/>.</summary>
+    internal readonly object State;
+
+    private protected Cown(object state)
+    {
+        State = state;
+        Id = Interlocked.Increment(ref s_lastId);
+    }
+
+    /// <summary>
+    /// Gets this cown's identity: unique in the process, stable for its lifetime, and the global order in which
+    /// behaviours acquire cowns.
+    /// </summary>
+    public long Id { get; }
+
+    /// <summary>
+    /// Requests read-only access to <paramref name="cown"/>: pass the result to <c>When</c> in place of the cown.
+    /// Behaviours that only read a cown may run at the same time as each other; a behaviour that writes it still
+    /// runs alone, in spawn order with the readers.
+    /// </summary>
+    /// <typeparam name="T">The type of the cown's state.</typeparam>
+    /// <param name="cown">The cown to read.</param>
+    /// <returns>A read-only view of <paramref name="cown"/> that can be acquired by a behaviour.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cown"/> is null.</exception>
+    public static ReadOnlyCown<T> Read<T>(Cown<T> cown)
+        where T : class
+    {
+        ArgumentNullException.ThrowIfNull(cown);
+        return cown.ReadOnlyView;
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => $"Cown#{Id}";
+}

@@ -1,0 +1,13 @@
+namespace Boc.Dispatch;
+
+/// <summary>
+/// Runs behaviours that hold all their cowns. The protocol (<c>Behaviour.cs</c>) decides <em>when</em> a behaviour
+/// may run; a dispatcher decides <em>where</em>. Implementations must never run a behaviour inline in
+/// <see cref="Dispatch"/>: it is called while cowns are being released, and running a body there would nest
+/// behaviours on the releasing thread's stack.
+/// </summary>
+internal abstract class Dispatcher
+{
+    /// <summary>Queues a ready behaviour to run once, on some worker.</summary>
+    public abstract void Dispatch(Behaviour behaviour);
+}

@@ -1,0 +1,125 @@
+using System.Collections.Concurrent;
+
+namespace Boc.Tests;
+
+public sealed class ResultsAndAsyncTests : IAsyncLifetime
+{
+    private readonly BocRuntime _runtime = new();
+
+    public Task InitializeAsync() => Task.CompletedTask;
+
+    public async Task DisposeAsync() => await _runtime.DisposeAsync();
+
+    private sealed class Account
+    {
+        public long Balance;
+
+        public long Pending;
+    }
+
+    [Fact]
+    public async Task Result_CompletesWithTheBodysValue_AfterEarlierBehavioursOnTheCown()
+    {
+        var account = new Cown<Account>(new Account());
+        for (int i = 0; i < 1_000; i++)
+        {
+            _runtime.When(account, a => a.Balance++);
+        }
+
+        Assert.Equal(1_000, await _runtime.WhenAsync(Cown.Read(account), a => a.Balance).Guard());
+    }
+
+    private static long Refuse(Account account) => throw new InvalidOperationException("refused");
+
+    [Fact]
+    public async Task Result_CarriesTheBodysException_AndTheCownStaysUsable()
+    {
+        var account = new Cown<Account>(new Account());
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(async () =>
+            await _runtime.WhenAsync(account, Refuse).Guard());
+        Assert.Equal("refused", error.Message);
+
+        await Assert.ThrowsAsync<FormatException>(async () =>
+            await _runtime.WhenAsync<Account, int>(account, async _ => { await Task.Yield(); throw new FormatException(); }).Guard());
+
+        Assert.Equal(1, await _runtime.WhenAsync(account, a => ++a.Balance).Guard());
+    }
+
+    [Fact]
+    public async Task CompletionForm_CompletesAfterTheBodyAndReportsCancellation()
+    {
+        var account = new Cown<Account>(new Account());
+        await _runtime.WhenAsync(account, a => { a.Balance = 5; }).Guard();
+        Assert.Equal(5, await _runtime.WhenAsync(account, a => a.Balance).Guard());
+
+        using var cts = new CancellationTokenSource();
+        await cts.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () =>
+            await _runtime.WhenAsync(account, _ => Task.FromCanceled(cts.Token)).Guard());
+    }
+
+    [Fact]
+    public async Task AsyncBody_HoldsTheCownAcrossAwait_SoNoOneSeesIntermediateState()
+    {
+        // The body makes the state inconsistent (Pending != 0), awaits, then repairs it. Competing behaviours on the
+        // cown must never observe the inconsistent state.
+        var account = new Cown<Account>(new Account());
+        var observed = new ConcurrentQueue<long>();
+        var bodies = new List<Task>();
+        for (int i = 0; i < 200; i++)
+        {
+            bodies.Add(_runtime.WhenAsync(account, async a =>
+            {
+                a.Pending = 10;
+                await Task.Delay(1);
+                await Task.Yield();
+                a.Balance += a.Pending;
+                a.Pending = 0;
+            }).AsTask());
+            _runtime.When(Cown.Read(account), a => observed.Enqueue(a.Pending));
+            _runtime.When(account, a => observed.Enqueue(a.Pending));
+        }
+
+        await Task.WhenAll(bodies).Guard();
+
+        await _runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(400, observed.Count);
+        Assert.All(observed, pending => Assert.Equal(0, pending));
+        Assert.Equal(2_000, await _runtime.WhenAsync(account, a => a.Balance).Guard());
+    }
+
+    [Fact]
+    public async Task AsyncResult_AwaitsTheBodysTask()
+    {
+        var account = new Cown<Account>(new Account { Balance = 41 });
+        long value = await _runtime.WhenAsync(account, async a =>
+        {
+            await Task.Yield();
+            return ++a.Balance;
+        }).Guard();
+        Assert.Equal(42, value);
+    }
+
+    [Fact]
+    public async Task ResultContinuation_DoesNotRunOnTheReleasingWorker()
+    {
+        // One worker. If the awaiter's continuation ran inline where the behaviour completes, it would occupy the only
+        // worker while blocking on a behaviour that needs that worker: a hang. It must run elsewhere.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 1 });
+        var account = new Cown<Account>(new Account());
+        Task<bool> continuation = runtime.WhenAsync(account, a => ++a.Balance).AsTask().ContinueWith(
+            _ => runtime.WhenAsync(account, a => a.Balance).AsTask().Wait(Progress.Limit),
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
+        Assert.True(await continuation.Guard());
+    }
+
+    [Fact]
+    public async Task ResultsFromManyThreads_EachGetTheirOwnValue()
+    {
+        var account = new Cown<Account>(new Account());
+        long[] results = await Task.WhenAll(Enumerable.Range(0, 2_000).Select(_ => _runtime.WhenAsync(account, a => ++a.Balance).AsTask())).Guard();
+        Assert.Equal(Enumerable.Range(1, 2_000).Select(i => (long)i), results.Order());
+    }
+}
