@@ -282,6 +282,8 @@ internal sealed class Request
 /// </summary>
 internal abstract class Behaviour : IThreadPoolWorkItem
 {
+    private const int InsertionSortLimit = 16;
+
     [ThreadStatic]
     private static BocRuntime? t_running;
 
@@ -453,19 +455,14 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         Request[] requests = _requests;
         int count = _requestCount;
 
-        // Insertion sort: arities are small, and this allocates nothing.
-        for (int i = 1; i < count; i++)
+        if (count > InsertionSortLimit)
         {
-            Request current = requests[i];
-            long id = current.Target.Id;
-            int j = i - 1;
-            while (j >= 0 && requests[j].Target.Id > id)
-            {
-                requests[j + 1] = requests[j];
-                j--;
-            }
-
-            requests[j + 1] = current;
+            // Large dynamic sets: O(n log n). Ids are unique per cown, so equal keys are the same cown.
+            Array.Sort(requests, 0, count, RequestOrder.Instance);
+        }
+        else
+        {
+            SortSmall(requests, count);
         }
 
         int kept = 0;
@@ -486,5 +483,30 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         }
 
         _requestCount = kept;
+    }
+
+    private static void SortSmall(Request[] requests, int count)
+    {
+        // Insertion sort: arities are small, and this allocates nothing.
+        for (int i = 1; i < count; i++)
+        {
+            Request current = requests[i];
+            long id = current.Target.Id;
+            int j = i - 1;
+            while (j >= 0 && requests[j].Target.Id > id)
+            {
+                requests[j + 1] = requests[j];
+                j--;
+            }
+
+            requests[j + 1] = current;
+        }
+    }
+
+    private sealed class RequestOrder : IComparer<Request>
+    {
+        public static readonly RequestOrder Instance = new();
+
+        public int Compare(Request? x, Request? y) => x!.Target.Id.CompareTo(y!.Target.Id);
     }
 }

@@ -151,6 +151,24 @@ public sealed class SpawnFormsTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task LargeDynamicSets_InOppositeOrdersWithDuplicates_DoNotDeadlock()
+    {
+        // Sets above the insertion-sort limit take the other sorting path; two threads spawn them over the same cowns
+        // in opposite orders, with every cown listed twice.
+        var boxes = Enumerable.Range(0, 200).Select(_ => new Cown<Box>(new Box())).ToArray();
+        Cown<Box>[] forward = [.. boxes, .. boxes];
+        Cown<Box>[] backward = forward.Reverse().ToArray();
+        Task[] spawners =
+        [
+            Task.Run(() => { for (int i = 0; i < 300; i++) { _runtime.When(forward, all => all[0].Value++); } }),
+            Task.Run(() => { for (int i = 0; i < 300; i++) { _runtime.When(backward, all => all[^1].Value++); } }),
+        ];
+        await Task.WhenAll(spawners).Guard();
+        await _runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(600, await _runtime.WhenAsync(boxes[0], b => b.Value).Guard());
+    }
+
+    [Fact]
     public async Task CovariantAcquisition_PassesTheDerivedStateAsItsBase()
     {
         var derived = new Cown<DerivedBox>(new DerivedBox { Name = "d" });
