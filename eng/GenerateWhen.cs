@@ -11,6 +11,10 @@
 //   WhenAsync(…, Func<…, Task>)              completion awaitable, asynchronous body
 //   WhenAsync<…, TResult>(…, Func<…, TResult>)        result awaitable
 //   WhenAsync<…, TResult>(…, Func<…, Task<TResult>>)  result awaitable, asynchronous body
+// Each also has a state-passing twin taking (…, body, state) with the state as the body's last parameter, so that a
+// `static` lambda spawns without allocating (the .NET convention of ThreadPool.QueueUserWorkItem and GetOrAdd: the
+// state follows the delegate). The forms without state reuse the same behaviour classes, passing the user's delegate
+// as the state to a cached static adapter.
 // The fire-and-forget and result forms have different names on purpose: with one name, C# would bind
 // `c => c.Count++` to the value-returning overload and every cheap spawn would allocate a result.
 
@@ -50,8 +54,11 @@ foreach (Shape shape in shapes)
 {
     foreach (Kind kind in Enum.GetValues<Kind>())
     {
-        EmitEntryPoint(runtime, shape, kind, isStatic: false);
-        EmitEntryPoint(statics, shape, kind, isStatic: true);
+        foreach (bool withState in new[] { false, true })
+        {
+            EmitEntryPoint(runtime, shape, kind, withState, isStatic: false);
+            EmitEntryPoint(statics, shape, kind, withState, isStatic: true);
+        }
     }
 
     foreach (BodyClass body in Enum.GetValues<BodyClass>())
@@ -88,19 +95,24 @@ static void Header(StringBuilder sb)
     sb.AppendLine();
 }
 
-void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
+void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool isStatic)
 {
     bool result = kind is Kind.Result or Kind.AsyncResult;
     bool awaitable = kind is not (Kind.Fire or Kind.FireAsync);
     string name = awaitable ? "WhenAsync" : "When";
     var typeParams = new List<string>(shape.StateTypes);
+    if (withState)
+    {
+        typeParams.Add("TState");
+    }
+
     if (result)
     {
         typeParams.Add("TResult");
     }
 
     string generic = typeParams.Count == 0 ? "" : $"<{string.Join(", ", typeParams)}>";
-    string bodyType = BodyType(shape, kind);
+    string bodyType = BodyType(shape, kind, withState ? "TState" : null);
     string returnType = kind switch
     {
         Kind.Fire or Kind.FireAsync => "void",
@@ -108,6 +120,10 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
         _ => "ValueTask<TResult>",
     };
     var parameters = new List<string>(shape.CownParameters) { $"{bodyType} body" };
+    if (withState)
+    {
+        parameters.Add("TState state");
+    }
 
     // ---- XML docs
     sb.AppendLine("    /// <summary>");
@@ -115,12 +131,22 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
     sb.AppendLine("    /// </summary>");
     sb.AppendLine("    /// <remarks>");
     sb.AppendLine($"    /// {Remarks(shape, kind)}");
+    if (withState)
+    {
+        sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.");
+    }
+
     sb.AppendLine("    /// </remarks>");
     foreach (string t in shape.StateTypes)
     {
         sb.AppendLine(t == "TElement"
             ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
             : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
+    }
+
+    if (withState)
+    {
+        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
     }
 
     if (result)
@@ -138,14 +164,19 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
         sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
     }
 
-    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind)}</param>");
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
+    if (withState)
+    {
+        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
+    }
+
     if (kind is Kind.Completion or Kind.CompletionAsync)
     {
-        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>");
+        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
     }
     else if (result)
     {
-        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>");
+        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>");
     }
 
     string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
@@ -155,7 +186,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
         sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
     }
 
-    sb.AppendLine($"    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
 
     // ---- signature
     string modifiers = isStatic ? "public static" : "public";
@@ -167,8 +198,13 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
 
     if (isStatic)
     {
-        string arguments = string.Join(", ", shape.CownArguments.Append("body"));
-        sb.AppendLine($"        => BocRuntime.Default.{name}({arguments});");
+        var forwarded = shape.CownArguments.Append("body").ToList();
+        if (withState)
+        {
+            forwarded.Add("state");
+        }
+
+        sb.AppendLine($"        => BocRuntime.Default.{name}({string.Join(", ", forwarded)});");
         sb.AppendLine();
         return;
     }
@@ -185,25 +221,43 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
     }
 
     sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
-    string cownArgs = string.Join("", shape.CownArguments.Select(a => (a == "cowns" ? "list" : a) + ", "));
-    string cls = ClassName(shape, BodyClassOf(kind), withResult: true);
-    switch (kind)
+
+    // Without state, the user's delegate becomes the state of a cached static adapter.
+    BodyClass bodyClass = BodyClassOf(kind);
+    string stateType = withState ? "TState" : BodyType(shape, kind, null);
+    string cls = ClassName(shape, bodyClass, stateType);
+    var initArgs = new List<string> { "this" };
+    initArgs.AddRange(shape.CownArguments.Select(a => a == "cowns" ? "list" : a));
+    if (withState)
     {
-        case Kind.Fire:
-        case Kind.FireAsync:
-            sb.AppendLine($"        Spawn(new {cls}(this, {cownArgs}body, null));");
-            break;
-        case Kind.Completion:
-        case Kind.CompletionAsync:
-            sb.AppendLine("        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);");
-            sb.AppendLine($"        Spawn(new {cls}(this, {cownArgs}body, completion));");
-            sb.AppendLine("        return new ValueTask(completion.Task);");
-            break;
-        default:
-            sb.AppendLine("        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);");
-            sb.AppendLine($"        Spawn(new {cls}(this, {cownArgs}body, completion));");
-            sb.AppendLine("        return new ValueTask<TResult>(completion.Task);");
-            break;
+        initArgs.Add("body");
+        initArgs.Add("state");
+    }
+    else
+    {
+        var xs = shape.BodyArgumentNames.ToList();
+        string adapterParams = string.Join(", ", xs.Append("f"));
+        initArgs.Add($"static ({adapterParams}) => f({string.Join(", ", xs)})");
+        initArgs.Add("body");
+    }
+
+    if (!result)
+    {
+        initArgs.Add(awaitable ? "awaited: true" : "awaited: false");
+    }
+
+    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
+    sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
+    if (awaitable)
+    {
+        // The token must be read before the behaviour is published: once enqueued it may run, complete and be reused.
+        sb.AppendLine($"        {returnType} completion = behaviour.Completion;");
+        sb.AppendLine("        Spawn(behaviour);");
+        sb.AppendLine("        return completion;");
+    }
+    else
+    {
+        sb.AppendLine("        Spawn(behaviour);");
     }
 
     sb.AppendLine("    }");
@@ -213,16 +267,15 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool isStatic)
 void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 {
     bool result = body is BodyClass.Func or BodyClass.AsyncFunc;
-    string cls = ClassName(shape, body, withResult: true);
+    string cls = ClassName(shape, body, "TState");
     string bodyType = BodyType(shape, body switch
     {
         BodyClass.Action => Kind.Fire,
         BodyClass.AsyncAction => Kind.FireAsync,
         BodyClass.Func => Kind.Result,
         _ => Kind.AsyncResult,
-    });
+    }, "TState");
     string baseClass = result ? "ResultBehaviour<TResult>" : "CompletionBehaviour";
-    string completionType = result ? "TaskCompletionSource<TResult>" : "TaskCompletionSource?";
 
     sb.AppendLine($"internal sealed class {cls} : {baseClass}");
     foreach (string t in shape.StateTypes)
@@ -233,25 +286,31 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     sb.AppendLine("{");
     for (int i = 1; i <= shape.Singles; i++)
     {
-        sb.AppendLine($"    private readonly Cown _c{i};");
+        sb.AppendLine($"    private Cown? _c{i};");
     }
 
     if (shape.Dynamic)
     {
-        sb.AppendLine("    private readonly Cown[] _cowns;");
+        sb.AppendLine("    private IAcquirable<TElement>[]? _cowns;");
     }
 
-    sb.AppendLine($"    private readonly {bodyType} _body;");
+    sb.AppendLine($"    private {bodyType}? _body;");
+    sb.AppendLine("    private TState? _state;");
     sb.AppendLine();
 
-    var ctorParams = new List<string> { "BocRuntime runtime" };
-    ctorParams.AddRange(shape.CownParameters.Select(p => p.Replace("IReadOnlyList<IAcquirable<TElement>> cowns", "IAcquirable<TElement>[] cowns")));
-    ctorParams.Add($"{bodyType} body");
-    ctorParams.Add($"{completionType} completion");
+    var initParams = new List<string> { "BocRuntime runtime" };
+    initParams.AddRange(shape.CownParameters.Select(p => p.Replace("IReadOnlyList<IAcquirable<TElement>> cowns", "IAcquirable<TElement>[] cowns")));
+    initParams.Add($"{bodyType} body");
+    initParams.Add("TState state");
+    if (!result)
+    {
+        initParams.Add("bool awaited");
+    }
+
     string capacity = shape.Dynamic ? $"{shape.Singles} + cowns.Length" : shape.Singles.ToString();
-    sb.AppendLine($"    public {cls.Split('<')[0]}({string.Join(", ", ctorParams)})");
-    sb.AppendLine($"        : base(runtime, {capacity}, completion)");
+    sb.AppendLine($"    public void Init({string.Join(", ", initParams)})");
     sb.AppendLine("    {");
+    sb.AppendLine($"        Prepare(runtime, {capacity});");
     for (int i = 1; i <= shape.Singles; i++)
     {
         sb.AppendLine($"        _c{i} = c{i}.Cown;");
@@ -260,15 +319,20 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     if (shape.Dynamic)
     {
-        sb.AppendLine("        _cowns = new Cown[cowns.Length];");
-        sb.AppendLine("        for (int i = 0; i < cowns.Length; i++)");
+        sb.AppendLine("        _cowns = cowns;");
+        sb.AppendLine("        foreach (IAcquirable<TElement> cown in cowns)");
         sb.AppendLine("        {");
-        sb.AppendLine("            _cowns[i] = cowns[i].Cown;");
-        sb.AppendLine("            AddRequest(_cowns[i], cowns[i].IsReadOnly);");
+        sb.AppendLine("            AddRequest(cown.Cown, cown.IsReadOnly);");
         sb.AppendLine("        }");
     }
 
     sb.AppendLine("        _body = body;");
+    sb.AppendLine("        _state = state;");
+    if (!result)
+    {
+        sb.AppendLine("        SetAwaited(awaited);");
+    }
+
     sb.AppendLine("    }");
     sb.AppendLine();
 
@@ -277,15 +341,16 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     var callArgs = new List<string>();
     for (int i = 1; i <= shape.Singles; i++)
     {
-        callArgs.Add($"Unsafe.As<T{i}>(_c{i}.State)");
+        callArgs.Add($"Unsafe.As<T{i}>(_c{i}!.State)");
     }
 
     if (shape.Dynamic)
     {
-        callArgs.Add("StatesOf<TElement>(_cowns)");
+        callArgs.Add("StatesOf(_cowns!)");
     }
 
-    string call = $"_body({string.Join(", ", callArgs)})";
+    callArgs.Add("_state!");
+    string call = $"_body!({string.Join(", ", callArgs)})";
     sb.AppendLine("    protected override Task? InvokeBody()");
     sb.AppendLine("    {");
     switch (body)
@@ -305,21 +370,39 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     }
 
     sb.AppendLine("    }");
+    sb.AppendLine();
+    sb.AppendLine("    protected override void Recycle()");
+    sb.AppendLine("    {");
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"        _c{i} = null;");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("        _cowns = null;");
+    }
+
+    sb.AppendLine("        _body = null;");
+    sb.AppendLine("        _state = default;");
+    sb.AppendLine("        ClearForPool();");
+    sb.AppendLine($"        BehaviourPool<{cls}>.Return(this);");
+    sb.AppendLine("    }");
     sb.AppendLine("}");
     sb.AppendLine();
 }
 
-string ClassName(Shape shape, BodyClass body, bool withResult)
+string ClassName(Shape shape, BodyClass body, string stateType)
 {
     string prefix = shape.Dynamic ? "Dynamic" : "";
     string name = prefix + body + "Behaviour";
-    var typeParams = new List<string>(shape.StateTypes);
-    if (withResult && body is BodyClass.Func or BodyClass.AsyncFunc)
+    var typeParams = new List<string>(shape.StateTypes) { stateType };
+    if (body is BodyClass.Func or BodyClass.AsyncFunc)
     {
         typeParams.Add("TResult");
     }
 
-    return typeParams.Count == 0 ? name : $"{name}<{string.Join(", ", typeParams)}>";
+    return $"{name}<{string.Join(", ", typeParams)}>";
 }
 
 static BodyClass BodyClassOf(Kind kind) => kind switch
@@ -330,7 +413,7 @@ static BodyClass BodyClassOf(Kind kind) => kind switch
     _ => BodyClass.AsyncFunc,
 };
 
-static string BodyType(Shape shape, Kind kind)
+static string BodyType(Shape shape, Kind kind, string? stateType)
 {
     var args = new List<string>();
     for (int i = 1; i <= shape.Singles; i++)
@@ -341,6 +424,11 @@ static string BodyType(Shape shape, Kind kind)
     if (shape.Dynamic)
     {
         args.Add("IReadOnlyList<TElement>");
+    }
+
+    if (stateType is not null)
+    {
+        args.Add(stateType);
     }
 
     string Join(string last) => string.Join(", ", args.Append(last));
@@ -390,9 +478,11 @@ static string Remarks(Shape shape, Kind kind)
     return common + errors;
 }
 
-static string BodyDoc(Shape shape, Kind kind)
+static string BodyDoc(Shape shape, Kind kind, bool withState)
 {
-    string receives = shape.Singles == 0 && !shape.Dynamic ? "The body." : "The body; it receives the acquired states, in argument order.";
+    string receives = shape.Singles == 0 && !shape.Dynamic
+        ? (withState ? "The body; it receives <paramref name=\"state\"/>." : "The body.")
+        : (withState ? "The body; it receives the acquired states, in argument order, then <paramref name=\"state\"/>." : "The body; it receives the acquired states, in argument order.");
     return kind switch
     {
         Kind.FireAsync or Kind.CompletionAsync or Kind.AsyncResult when shape.Singles > 0 || shape.Dynamic => receives + " The cowns stay acquired until the returned task completes.",
@@ -430,6 +520,22 @@ internal sealed record Shape(int Singles, bool Dynamic)
             if (Dynamic)
             {
                 yield return "IReadOnlyList<IAcquirable<TElement>> cowns";
+            }
+        }
+    }
+
+    public IEnumerable<string> BodyArgumentNames
+    {
+        get
+        {
+            for (int i = 1; i <= Singles; i++)
+            {
+                yield return $"x{i}";
+            }
+
+            if (Dynamic)
+            {
+                yield return "xs";
             }
         }
     }

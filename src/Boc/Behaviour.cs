@@ -1,17 +1,24 @@
 using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using Boc.Dispatch;
 
 namespace Boc;
 
 // =====================================================================================================================
 // The BoC protocol: how a behaviour is enqueued on its cowns, how it learns it may run, and how it lets the next one in.
-// Everything that touches the queue state of a cown (Cown.Last, Cown.ReadState, Cown.PendingWriter) is in this file.
+// Everything that touches the queue state of a cown (Cown.Last, Cown.ReadState, Cown.PendingWriter) or a behaviour's
+// request slots is in this file.
 //
 // Vocabulary (Cheeseman et al., OOPSLA 2023, section 4):
 //   * Behaviour - one `When`: a body, the cowns it needs, and a countdown of the cowns it does not hold yet.
-//   * Request   - one behaviour's place in one cown's queue (an edge of the paper's dependency graph).
-//   * Each cown's requests form a FIFO queue linked through Request.Next, with Cown.Last pointing at the tail;
-//     that is an MCS queue lock whose waiters are behaviours rather than spinning threads.
+//   * Request   - one behaviour's place in one cown's queue (an edge of the paper's dependency graph). Requests live
+//                 *inside* the behaviour as Slot structs (inline for up to 4 cowns, an array beyond), so a spawn
+//                 allocates no request objects. A request is named by (behaviour, cown): each cown appears in a
+//                 behaviour at most once, so Cown.Last and Slot.Next point at behaviours, and the slot for a cown is
+//                 found by looking the cown up in the behaviour (slots are sorted by Cown.Id).
+//   * Each cown's requests form a FIFO queue linked through Slot.Next, with Cown.Last pointing at the tail's
+//     behaviour; that is an MCS queue lock whose waiters are behaviours rather than spinning threads.
 //
 // The turn. Along each cown's queue travels one "turn" (the MCS lock token). A request that receives the turn has
 // every earlier writer on that cown finished. Then:
@@ -23,21 +30,21 @@ namespace Boc;
 // dispatched.
 //
 // Spawn (Behaviour.Enqueue), two-phase as in the paper:
-//   0. Requests are sorted by Cown.Id and duplicates merged (write wins): each cown appears once, so a behaviour never
+//   0. Slots are sorted by Cown.Id and duplicates merged (write wins): each cown appears once, so a behaviour never
 //      waits on its own request, and every spawner visits cowns in the same global order.
-//   1. countdown = requests + 1. The extra unit is held by the spawner until step 4, so the behaviour cannot run (and
+//   1. countdown = slots + 1. The extra unit is held by the spawner until step 4, so the behaviour cannot run (and
 //      cannot complete and release) while it is still being linked into other queues.
-//   2. Phase 1, per request in order: Exchange(cown.Last, request). If the old tail is null the queue was empty and
-//      the request receives the turn now. Otherwise wait until the old tail is Scheduled (its own spawner has finished
-//      phase 1 for *all* its cowns), then link old tail -> request.
-//   3. Phase 2, per request: set Scheduled. If a reader already received the turn, pass it on now (see below).
+//   2. Phase 1, per slot in order: Exchange(cown.Last, this). If the old tail is null the queue was empty and the
+//      request receives the turn now. Otherwise wait until the old tail's slot for this cown is Scheduled (its own
+//      spawner has finished phase 1 for *all* its cowns), then link old tail -> this.
+//   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (see below).
 //   4. Resolve the extra unit.
 //
 // Completion (Behaviour.Finish): writers pass the turn on (PassOn), readers count themselves out (LeaveRead).
 //
-// PassOn(r) is the MCS release: if r.Next is linked, give it the turn. Otherwise try CAS(cown.Last, r -> null); if
-// that succeeds the queue is empty and the next spawner takes the turn from the empty queue. If the CAS fails, a
-// spawner has swapped itself in behind r and will link r.Next as soon as it sees r Scheduled, so wait for the link.
+// PassOn is the MCS release: if Next is linked, give it the turn. Otherwise try CAS(cown.Last, this -> null); if that
+// succeeds the queue is empty and the next spawner takes the turn from the empty queue. If the CAS fails, a spawner
+// has swapped itself in behind us and will link Next as soon as it sees us Scheduled, so wait for the link.
 //
 // Readers. Cown.ReadState = number of active readers | WriterWaiting. A reader that receives the turn increments the
 // count *before* passing the turn on, so any writer later in the queue sees it. A writer that receives the turn:
@@ -48,7 +55,7 @@ namespace Boc;
 //   The reader whose decrement leaves exactly WriterWaiting clears the word and resolves the pending writer.
 // A reader passes the turn on only once it is Scheduled. A reader can receive the turn during its own phase 1 (empty
 // queue); passing it on then could mean waiting for a successor that is itself waiting for this behaviour's
-// Scheduled flag, which is set only in phase 2: a self-deadlock. Request.State arbitrates, with one atomic OR each,
+// Scheduled flag, which is set only in phase 2: a self-deadlock. Slot.State arbitrates, with one atomic OR each,
 // between the thread that delivers the turn (sets Granted) and the spawner's phase 2 (sets Scheduled): whichever sets
 // the second bit does the PassOn. This is the race the Verona runtime once got wrong (a reader still mid-enqueue
 // taken for a finished one); here the reader's state word makes the hand-over exactly-once.
@@ -70,15 +77,21 @@ namespace Boc;
 //     Behaviours themselves never wait: the countdown turns waiting into dispatch.
 //   * Exactly once. The countdown reaches zero once, so Dispatch runs once; Finish runs once after the body.
 //
-// Reachability (what a pooled implementation must respect before reusing a Behaviour): a behaviour is reachable from
-// its predecessors until its countdown is zero, from a successor until that successor has linked (PassOn waits for
-// it), and from a cown while Cown.Last or Cown.PendingWriter points at one of its requests. After Finish has passed
-// on or left every request, none of these hold. A reader's PassOn happens before its countdown unit is resolved
-// (see Grant), so it is complete before the behaviour can run, let alone finish.
+// Reuse (behaviours are pooled; see BehaviourPool). A behaviour may go back to the pool only when nothing can reach it:
+//   * predecessors: they reach it through the countdown, which is zero once it runs, so none touches it again;
+//   * successors: a successor's spawner reads our slot (Scheduled) and writes our slot's Next; PassOn waits for that
+//     write before returning, and every PassOn of ours happens before we return to the pool (a writer's in Finish; a
+//     reader's before its countdown unit is resolved, so before the behaviour can even run);
+//   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
+//     at us only while we wait for readers, and is cleared before we are resolved.
+// So after Finish has passed on or left every slot, nothing points at the behaviour. A behaviour awaited through a
+// ValueTask returns to the pool only after the awaiter has taken its result (GetResult), so the ValueTask's token
+// (the completion core's version) can detect a second use. Debug builds also stamp links with a generation number
+// and check it (Slot.NextGeneration), and refuse any protocol step on a behaviour that sits in the pool.
 // =====================================================================================================================
 
-/// <summary>One behaviour's place in one cown's queue.</summary>
-internal sealed class Request
+/// <summary>One behaviour's request on one cown: its place in that cown's queue.</summary>
+internal struct Slot
 {
     /// <summary>Set in phase 2: the spawner has finished phase 1, so a successor may link to this request.</summary>
     internal const int Scheduled = 1;
@@ -89,125 +102,221 @@ internal sealed class Request
     /// <summary>Flag in <see cref="Cown.ReadState"/>: <see cref="Cown.PendingWriter"/> waits for the readers to leave.</summary>
     internal const int WriterWaiting = 1 << 30;
 
-    internal readonly Behaviour Owner;
-    internal readonly Cown Target;
-    internal bool IsRead;
+    internal Cown Target;
 
-    /// <summary>The next request in the cown's queue; written once, by the successor's spawner.</summary>
-    internal Request? Next;
+    /// <summary>The behaviour queued after this one on <see cref="Target"/>; written once, by its spawner.</summary>
+    internal Behaviour? Next;
 
     /// <summary><see cref="Scheduled"/> and <see cref="Granted"/> bits.</summary>
     internal int State;
 
-    internal Request(Behaviour owner, Cown target, bool isRead)
+    internal bool IsRead;
+
+#if DEBUG
+    internal int NextGeneration;
+#endif
+}
+
+/// <summary>Slots for behaviours of up to four cowns, stored inside the behaviour object.</summary>
+[InlineArray(Behaviour.InlineSlotCount)]
+internal struct InlineSlots
+{
+    private Slot _element0;
+}
+
+/// <summary>
+/// A spawned behaviour: its request slots, its countdown, and (in derived classes) its body. Derived classes are
+/// generated per arity and body shape (<c>Generated/BehaviourKinds.g.cs</c>); all queue logic is in this class.
+/// </summary>
+internal abstract class Behaviour : IThreadPoolWorkItem
+{
+    internal const int InlineSlotCount = 4;
+    private const int InsertionSortLimit = 16;
+
+    [ThreadStatic]
+    private static BocRuntime? t_running;
+
+    private InlineSlots _inline;
+    private Slot[]? _overflow;
+    private bool _usesOverflow;
+    private int _slotCount;
+    private int _countdown;
+    private BocRuntime? _runtime;
+    private Task? _bodyTask;
+    private Action? _onBodyTaskCompleted;
+
+    /// <summary>Incremented each time the behaviour returns to its pool.</summary>
+    private int _generation;
+
+#if DEBUG
+    private bool _pooled;
+#endif
+
+    /// <summary>Gets the runtime whose body is executing on this thread (synchronous part only), if any.</summary>
+    internal static BocRuntime? RunningOn => t_running;
+
+    /// <summary>Gets the runtime this behaviour was spawned on.</summary>
+    protected BocRuntime Runtime => _runtime!;
+
+    /// <summary>Gets the slots in use: sorted by cown id and free of duplicates once <see cref="Enqueue"/> has begun.</summary>
+    private Span<Slot> Slots => _usesOverflow ? _overflow.AsSpan(0, _slotCount) : ((Span<Slot>)_inline)[.._slotCount];
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Set-up: the generated Init methods call Prepare, then AddRequest per cown, on a behaviour fresh from the pool.
+    // ---------------------------------------------------------------------------------------------------------------
+
+    /// <summary>Prepares the behaviour for a spawn that names <paramref name="capacity"/> cowns (duplicates included).</summary>
+    protected void Prepare(BocRuntime runtime, int capacity)
     {
-        Owner = owner;
-        Target = target;
-        IsRead = isRead;
+        AssertLive();
+        _runtime = runtime;
+        _slotCount = 0;
+        _usesOverflow = capacity > InlineSlotCount;
+        if (_usesOverflow && (_overflow is null || _overflow.Length < capacity))
+        {
+            // Kept with the pooled behaviour, so steady-state reuse at the same size allocates nothing.
+            _overflow = new Slot[capacity];
+        }
     }
 
-    /// <summary>Phase 1 for this request.</summary>
-    internal void StartEnqueue()
+    /// <summary>Adds a request; called by derived Init methods, in argument order.</summary>
+    protected void AddRequest(Cown cown, bool isRead)
     {
-        // Exchange is a full fence: everything this spawner wrote before (the request's fields, the countdown) is
-        // visible to whoever reads Last and finds this request.
-        Request? previous = Interlocked.Exchange(ref Target.Last, this);
+        ref Slot slot = ref _usesOverflow ? ref _overflow![_slotCount] : ref _inline[_slotCount];
+        _slotCount++;
+        slot.Target = cown;
+        slot.IsRead = isRead;
+        slot.Next = null;
+        slot.State = 0;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Spawn
+    // ---------------------------------------------------------------------------------------------------------------
+
+    /// <summary>Enqueues on every cown (steps 0-4 of the protocol). Must not throw once phase 1 has started.</summary>
+    internal void Enqueue()
+    {
+        AssertLive();
+        SortAndMerge();
+        int count = _slotCount;
+
+        // Plain write: the first Exchange in phase 1 is a full fence that publishes it (and the slots).
+        _countdown = count + 1;
+
+        for (int i = 0; i < count; i++)
+        {
+            StartEnqueue(ref SlotAt(i));
+        }
+
+        for (int i = 0; i < count; i++)
+        {
+            FinishEnqueue(ref SlotAt(i));
+        }
+
+        ResolveOne();
+    }
+
+    /// <summary>Phase 1 for one slot.</summary>
+    private void StartEnqueue(ref Slot slot)
+    {
+        Cown cown = slot.Target;
+
+        // Exchange is a full fence: everything this spawner wrote before (the slots, the countdown) is visible to
+        // whoever reads Last and finds this behaviour.
+        Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
         if (previous is null)
         {
             // The queue was empty: no earlier behaviour holds or waits for the turn, so it is ours.
-            Grant(this);
+            Grant(this, cown);
             return;
         }
 
+        previous.AssertLive();
+        ref Slot previousSlot = ref previous.SlotFor(cown);
+
         // Link only after the predecessor's spawner has finished phase 1 everywhere. Linking earlier could let the
         // predecessor pass the turn to us before it is enqueued on its other cowns, breaking atomicity of the spawn.
-        if ((Volatile.Read(ref previous.State) & Scheduled) == 0)
+        if ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
         {
             var spin = default(SpinWait);
-            while ((Volatile.Read(ref previous.State) & Scheduled) == 0)
+            while ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
             {
                 spin.SpinOnce(sleep1Threshold: -1);
             }
         }
 
-        // Release semantics: the predecessor's PassOn reads Next and then touches this request.
-        Volatile.Write(ref previous.Next, this);
+#if DEBUG
+        previousSlot.NextGeneration = _generation;
+#endif
+
+        // Release semantics: the predecessor's PassOn reads Next and then touches this behaviour.
+        Volatile.Write(ref previousSlot.Next, this);
     }
 
-    /// <summary>Phase 2 for this request.</summary>
-    internal void FinishEnqueue()
+    /// <summary>Phase 2 for one slot.</summary>
+    private void FinishEnqueue(ref Slot slot)
     {
-        int old = Interlocked.Or(ref State, Scheduled);
-        if ((old & Granted) != 0)
+        int old = Interlocked.Or(ref slot.State, Slot.Scheduled);
+        if ((old & Slot.Granted) != 0)
         {
             // A reader got the turn before it was Scheduled (during our phase 1, or from a predecessor meanwhile); the
             // deliverer left passing it on to us. Doing it here, before the spawner's final ResolveOne, keeps the
             // invariant that a reader has passed the turn on before its behaviour can run.
-            Debug.Assert(IsRead, "Only readers set Granted.");
-            Request? next = PassOn(this);
+            Debug.Assert(slot.IsRead, "Only readers set Granted.");
+            Behaviour? next = PassOn(ref slot);
             if (next is not null)
             {
-                Grant(next);
+                Grant(next, slot.Target);
             }
         }
     }
 
-    /// <summary>Completion for this request: writers pass the turn on, readers count themselves out.</summary>
-    internal void Release()
-    {
-        if (IsRead)
-        {
-            LeaveRead(Target);
-            return;
-        }
-
-        Request? next = PassOn(this);
-        if (next is not null)
-        {
-            Grant(next);
-        }
-    }
+    // ---------------------------------------------------------------------------------------------------------------
+    // The turn
+    // ---------------------------------------------------------------------------------------------------------------
 
     /// <summary>
-    /// Gives the turn to <paramref name="request"/>, then along any run of readers that are already Scheduled.
-    /// Iterative, so that a long run of readers does not grow the stack.
+    /// Gives the turn on <paramref name="cown"/> to <paramref name="behaviour"/>, then along any run of readers that
+    /// are already Scheduled. Iterative, so that a long run of readers does not grow the stack.
     /// </summary>
-    private static void Grant(Request request)
+    private static void Grant(Behaviour behaviour, Cown cown)
     {
         while (true)
         {
-            Cown cown = request.Target;
-            if (!request.IsRead)
+            behaviour.AssertLive();
+            ref Slot slot = ref behaviour.SlotFor(cown);
+            if (!slot.IsRead)
             {
-                GrantWrite(request, cown);
+                GrantWrite(behaviour, cown);
                 return;
             }
 
             // Count ourselves in before the turn moves on, so a writer behind us sees an active reader.
             Interlocked.Increment(ref cown.ReadState);
 
-            Request? next = null;
-            int old = Interlocked.Or(ref request.State, Granted);
-            if ((old & Scheduled) != 0)
+            Behaviour? next = null;
+            int old = Interlocked.Or(ref slot.State, Slot.Granted);
+            if ((old & Slot.Scheduled) != 0)
             {
                 // Our spawner is done with phase 1, so successors can link: pass the turn on now, before resolving
-                // (the behaviour must not run, finish, and be reused while we still read its request).
-                next = PassOn(request);
+                // (once resolved, the behaviour may run, finish and be reused while we would still read its slot).
+                next = behaviour.PassOn(ref slot);
             }
 
             // Otherwise the spawner's phase 2 passes the turn on (FinishEnqueue); its final ResolveOne comes after.
-            request.Owner.ResolveOne();
+            behaviour.ResolveOne();
 
             if (next is null)
             {
                 return;
             }
 
-            request = next;
+            behaviour = next;
         }
     }
 
-    private static void GrantWrite(Request writer, Cown cown)
+    private static void GrantWrite(Behaviour writer, Cown cown)
     {
         while (true)
         {
@@ -215,15 +324,15 @@ internal sealed class Request
             if (readers == 0)
             {
                 // No reader is active, and none can join: the turn is ours until our behaviour finishes.
-                writer.Owner.ResolveOne();
+                writer.ResolveOne();
                 return;
             }
 
-            Debug.Assert((readers & WriterWaiting) == 0, "Only the holder of the turn waits for readers.");
+            Debug.Assert((readers & Slot.WriterWaiting) == 0, "Only the holder of the turn waits for readers.");
 
             // Publish who waits before the flag that makes a leaving reader look for it (the CAS is a full fence).
             Volatile.Write(ref cown.PendingWriter, writer);
-            if (Interlocked.CompareExchange(ref cown.ReadState, readers | WriterWaiting, readers) == readers)
+            if (Interlocked.CompareExchange(ref cown.ReadState, readers | Slot.WriterWaiting, readers) == readers)
             {
                 return;
             }
@@ -235,7 +344,7 @@ internal sealed class Request
     private static void LeaveRead(Cown cown)
     {
         int remaining = Interlocked.Decrement(ref cown.ReadState);
-        if (remaining != WriterWaiting)
+        if (remaining != Slot.WriterWaiting)
         {
             return;
         }
@@ -243,122 +352,60 @@ internal sealed class Request
         // We were the last active reader and a writer holds the turn, waiting for us. Nobody else can change the word
         // now (no reader can join while the writer holds the turn), so plain writes suffice; clear PendingWriter
         // first so the next waiting writer's store is never overwritten.
-        Request writer = Volatile.Read(ref cown.PendingWriter)!;
+        Behaviour writer = Volatile.Read(ref cown.PendingWriter)!;
         Volatile.Write(ref cown.PendingWriter, null);
         Volatile.Write(ref cown.ReadState, 0);
-        writer.Owner.ResolveOne();
+        writer.ResolveOne();
     }
 
-    /// <summary>
-    /// MCS release: returns the successor that should get the turn, or null if the queue became empty.
-    /// </summary>
-    private static Request? PassOn(Request request)
+    /// <summary>MCS release: returns the successor that should get the turn, or null if the queue became empty.</summary>
+    private Behaviour? PassOn(ref Slot slot)
     {
-        Request? next = Volatile.Read(ref request.Next);
-        if (next is not null)
+        Behaviour? next = Volatile.Read(ref slot.Next);
+        if (next is null)
         {
-            return next;
+            if (Interlocked.CompareExchange(ref slot.Target.Last, null, this) == this)
+            {
+                return null;
+            }
+
+            // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are.
+            var spin = default(SpinWait);
+            while ((next = Volatile.Read(ref slot.Next)) is null)
+            {
+                spin.SpinOnce(sleep1Threshold: -1);
+            }
         }
 
-        if (Interlocked.CompareExchange(ref request.Target.Last, null, request) == request)
+#if DEBUG
+        if (next._generation != slot.NextGeneration)
         {
-            return null;
+            throw new InvalidOperationException("A linked successor was returned to the pool while still queued.");
         }
-
-        // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are.
-        var spin = default(SpinWait);
-        while ((next = Volatile.Read(ref request.Next)) is null)
-        {
-            spin.SpinOnce(sleep1Threshold: -1);
-        }
-
+#endif
         return next;
-    }
-}
-
-/// <summary>
-/// A spawned behaviour: its requests, its countdown, and (in derived classes) its body. Derived classes are generated
-/// per arity and body shape (<c>Behaviours.g.cs</c>); all queue logic is here and in <see cref="Request"/>.
-/// </summary>
-internal abstract class Behaviour : IThreadPoolWorkItem
-{
-    private const int InsertionSortLimit = 16;
-
-    [ThreadStatic]
-    private static BocRuntime? t_running;
-
-    private readonly BocRuntime _runtime;
-    private Request[] _requests;
-    private int _requestCount;
-    private int _countdown;
-    private Task? _bodyTask;
-
-    protected Behaviour(BocRuntime runtime, int capacity)
-    {
-        _runtime = runtime;
-        _requests = capacity == 0 ? [] : new Request[capacity];
-    }
-
-    /// <summary>Gets the runtime whose body is executing on this thread (synchronous part only), if any.</summary>
-    internal static BocRuntime? RunningOn => t_running;
-
-    /// <summary>Adds a request; called by derived constructors, in argument order.</summary>
-    protected void AddRequest(Cown cown, bool isRead) => _requests[_requestCount++] = new Request(this, cown, isRead);
-
-    /// <summary>Runs the body. Returns the task of an asynchronous body, or null for a synchronous one.</summary>
-    protected abstract Task? InvokeBody();
-
-    /// <summary>
-    /// Delivers the outcome after the cowns are released: to a result awaitable, or (the default) to the runtime's
-    /// handler for exceptions of fire-and-forget behaviours.
-    /// </summary>
-    /// <param name="error">The body's exception, or null if it succeeded.</param>
-    /// <param name="bodyTask">The completed task of an asynchronous body, or null.</param>
-    protected virtual void Deliver(Exception? error, Task? bodyTask)
-    {
-        if (error is not null)
-        {
-            _runtime.ReportUnhandled(error);
-        }
-    }
-
-    /// <summary>Enqueues on every cown (steps 0-4 of the protocol). Must not throw once phase 1 has started.</summary>
-    internal void Enqueue()
-    {
-        SortAndMerge();
-        Request[] requests = _requests;
-        int count = _requestCount;
-
-        // Plain write: the first Exchange in phase 1 is a full fence that publishes it.
-        _countdown = count + 1;
-
-        for (int i = 0; i < count; i++)
-        {
-            requests[i].StartEnqueue();
-        }
-
-        for (int i = 0; i < count; i++)
-        {
-            requests[i].FinishEnqueue();
-        }
-
-        ResolveOne();
     }
 
     /// <summary>One dependency resolved; the last one dispatches the behaviour.</summary>
     internal void ResolveOne()
     {
+        AssertLive();
         if (Interlocked.Decrement(ref _countdown) == 0)
         {
-            _runtime.Dispatcher.Dispatch(this);
+            _runtime!.Dispatcher.Dispatch(this);
         }
     }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Run and complete
+    // ---------------------------------------------------------------------------------------------------------------
 
     void IThreadPoolWorkItem.Execute() => Run();
 
     /// <summary>Runs the body on the current thread, then completes (now, or when an asynchronous body finishes).</summary>
     internal void Run()
     {
+        AssertLive();
         Task? task;
         BocRuntime? outer = t_running;
         t_running = _runtime;
@@ -381,9 +428,10 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         }
 
         // Asynchronous body: keep the cowns until its task completes. ConfigureAwait(false): the release work must
-        // not be posted to a captured context (it may be a single-threaded one the caller is blocking).
+        // not be posted to a captured context (it may be a single-threaded one the caller is blocking). The delegate
+        // is created once per pooled object, not per behaviour.
         _bodyTask = task;
-        task.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(OnBodyTaskCompleted);
+        task.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onBodyTaskCompleted ??= OnBodyTaskCompleted);
     }
 
     private void OnBodyTaskCompleted()
@@ -397,38 +445,39 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     {
         // Release first, so the awaiter of a result never observes the cowns still held. Release never runs user
         // code inline: it only resolves countdowns, and a ready behaviour goes to the dispatcher.
-        for (int i = 0; i < _requestCount; i++)
+        int count = _slotCount;
+        for (int i = 0; i < count; i++)
         {
-            _requests[i].Release();
+            ref Slot slot = ref SlotAt(i);
+            Cown cown = slot.Target;
+            if (slot.IsRead)
+            {
+                LeaveRead(cown);
+                continue;
+            }
+
+            Behaviour? next = PassOn(ref slot);
+            if (next is not null)
+            {
+                Grant(next, cown);
+            }
         }
 
+        // Nothing outside reaches this behaviour any more (see "Reuse" above). Deliver may hand it to an awaiter,
+        // who returns it to the pool; otherwise it returns here.
+        BocRuntime runtime = _runtime!;
         try
         {
-            Deliver(error, bodyTask);
+            if (!Deliver(error, bodyTask))
+            {
+                Recycle();
+            }
         }
         finally
         {
-            _runtime.OnBehaviourFinished();
+            runtime.OnBehaviourFinished();
         }
     }
-
-    /// <summary>The states of a dynamic set, in the caller's order.</summary>
-    protected static IReadOnlyList<T> StatesOf<T>(Cown[] cowns)
-        where T : class
-    {
-        var states = new T[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
-        {
-            // Every state in a dynamic set was stored by a cown whose state type is assignable to T (the list's static
-            // type says so), so the cast check would only cost time.
-            states[i] = Unsafe.As<T>(cowns[i].State);
-        }
-
-        return states;
-    }
-
-    protected static InvalidOperationException NullTask() =>
-        new("The asynchronous body of a behaviour returned a null Task.");
 
     private static Exception? ErrorOf(Task? task)
     {
@@ -446,67 +495,176 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         return aggregate.InnerExceptions.Count == 1 ? aggregate.InnerExceptions[0] : aggregate;
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // Body and outcome: implemented by the generated classes and their bases (BehaviourKinds.cs)
+    // ---------------------------------------------------------------------------------------------------------------
+
+    /// <summary>Runs the body. Returns the task of an asynchronous body, or null for a synchronous one.</summary>
+    protected abstract Task? InvokeBody();
+
+    /// <summary>
+    /// Delivers the outcome after the cowns are released. Returns true if an awaiter now owns the behaviour (it will
+    /// be recycled when the awaiter takes the result), false if it can be recycled at once.
+    /// </summary>
+    protected abstract bool Deliver(Exception? error, Task? bodyTask);
+
+    /// <summary>Clears references held by the body and returns the behaviour to its pool.</summary>
+    protected abstract void Recycle();
+
+    /// <summary>Clears what the base class holds; called by <see cref="Recycle"/> implementations.</summary>
+    protected void ClearForPool()
+    {
+        Span<Slot> slots = Slots;
+        slots.Clear();
+        _slotCount = 0;
+        _runtime = null;
+#if DEBUG
+        if (_pooled)
+        {
+            throw new InvalidOperationException("A behaviour was returned to the pool twice.");
+        }
+
+        _pooled = true;
+#endif
+        _generation++;
+    }
+
+    /// <summary>Marks the behaviour as taken from the pool (debug builds check it is not used while pooled).</summary>
+    [SuppressMessage("Performance", "CA1822", Justification = "Reads instance state in debug builds.")]
+    internal void MarkRented()
+    {
+#if DEBUG
+        _pooled = false;
+#endif
+    }
+
+    [Conditional("DEBUG")]
+    [SuppressMessage("Performance", "CA1822", Justification = "Reads instance state in debug builds.")]
+    private void AssertLive()
+    {
+#if DEBUG
+        if (_pooled)
+        {
+            throw new InvalidOperationException("A behaviour was used after it returned to the pool.");
+        }
+#endif
+    }
+
+    /// <summary>The states of a dynamic set, in the caller's order.</summary>
+    protected static IReadOnlyList<T> StatesOf<T>(IAcquirable<T>[] cowns)
+        where T : class
+    {
+        var states = new T[cowns.Length];
+        for (int i = 0; i < cowns.Length; i++)
+        {
+            // Every state in a dynamic set was stored by a cown whose state type is assignable to T (the list's static
+            // type says so), so the cast check would only cost time.
+            states[i] = Unsafe.As<T>(cowns[i].Cown.State);
+        }
+
+        return states;
+    }
+
+    protected static InvalidOperationException NullTask() =>
+        new("The asynchronous body of a behaviour returned a null Task.");
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Slots
+    // ---------------------------------------------------------------------------------------------------------------
+
+    private ref Slot SlotAt(int index) => ref _usesOverflow ? ref _overflow![index] : ref _inline[index];
+
+    /// <summary>This behaviour's slot for <paramref name="cown"/>, which it is known to request.</summary>
+    private ref Slot SlotFor(Cown cown)
+    {
+        if (!_usesOverflow)
+        {
+            // At most four slots: a linear scan is cheapest.
+            for (int i = 0; i < _slotCount; i++)
+            {
+                ref Slot slot = ref _inline[i];
+                if (ReferenceEquals(slot.Target, cown))
+                {
+                    return ref slot;
+                }
+            }
+
+            throw SlotMissing();
+        }
+
+        // Slots are sorted by id: binary search.
+        Slot[] slots = _overflow!;
+        long id = cown.Id;
+        int lo = 0;
+        int hi = _slotCount - 1;
+        while (lo <= hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            long midId = slots[mid].Target.Id;
+            if (midId == id)
+            {
+                return ref slots[mid];
+            }
+
+            if (midId < id)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid - 1;
+            }
+        }
+
+        throw SlotMissing();
+    }
+
+    private static InvalidOperationException SlotMissing() =>
+        new("Boc protocol error: a behaviour reached through a cown does not request that cown.");
+
     /// <summary>
     /// Step 0: sort by cown id and merge duplicates (write wins), so every spawner visits cowns in one global order
     /// and no behaviour is ever queued twice on one cown (it would wait on itself forever).
     /// </summary>
     private void SortAndMerge()
     {
-        Request[] requests = _requests;
-        int count = _requestCount;
-
-        if (count > InsertionSortLimit)
+        Span<Slot> slots = Slots;
+        if (slots.Length > InsertionSortLimit)
         {
             // Large dynamic sets: O(n log n). Ids are unique per cown, so equal keys are the same cown.
-            Array.Sort(requests, 0, count, RequestOrder.Instance);
+            slots.Sort(static (x, y) => x.Target.Id.CompareTo(y.Target.Id));
         }
         else
         {
-            SortSmall(requests, count);
+            // Insertion sort: arities are small, and this allocates nothing.
+            for (int i = 1; i < slots.Length; i++)
+            {
+                Slot current = slots[i];
+                long id = current.Target.Id;
+                int j = i - 1;
+                while (j >= 0 && slots[j].Target.Id > id)
+                {
+                    slots[j + 1] = slots[j];
+                    j--;
+                }
+
+                slots[j + 1] = current;
+            }
         }
 
         int kept = 0;
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < slots.Length; i++)
         {
-            if (kept > 0 && ReferenceEquals(requests[kept - 1].Target, requests[i].Target))
+            if (kept > 0 && ReferenceEquals(slots[kept - 1].Target, slots[i].Target))
             {
-                requests[kept - 1].IsRead &= requests[i].IsRead;
+                slots[kept - 1].IsRead &= slots[i].IsRead;
                 continue;
             }
 
-            requests[kept++] = requests[i];
+            slots[kept++] = slots[i];
         }
 
-        for (int i = kept; i < count; i++)
-        {
-            requests[i] = null!;
-        }
-
-        _requestCount = kept;
-    }
-
-    private static void SortSmall(Request[] requests, int count)
-    {
-        // Insertion sort: arities are small, and this allocates nothing.
-        for (int i = 1; i < count; i++)
-        {
-            Request current = requests[i];
-            long id = current.Target.Id;
-            int j = i - 1;
-            while (j >= 0 && requests[j].Target.Id > id)
-            {
-                requests[j + 1] = requests[j];
-                j--;
-            }
-
-            requests[j + 1] = current;
-        }
-    }
-
-    private sealed class RequestOrder : IComparer<Request>
-    {
-        public static readonly RequestOrder Instance = new();
-
-        public int Compare(Request? x, Request? y) => x!.Target.Id.CompareTo(y!.Target.Id);
+        slots[kept..].Clear();
+        _slotCount = kept;
     }
 }

@@ -75,7 +75,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>Gets the process-wide runtime behind <see cref="Behaviours"/>. It cannot be disposed.</summary>
     public static BocRuntime Default => s_default.Value;
 
-    internal Dispatcher Dispatcher { get; }
+    internal IDispatcher Dispatcher { get; }
 
     /// <summary>
     /// Waits until the runtime is quiescent: every behaviour spawned on it so far, including behaviours those spawned,

@@ -15,14 +15,14 @@ public abstract class Cown
 
     // ---- Protocol state. Only Behaviour.cs reads or writes these; the comments there say why each access is safe.
 
-    /// <summary>The request most recently enqueued on this cown, or null when its queue is empty.</summary>
-    internal Request? Last;
+    /// <summary>The behaviour most recently enqueued on this cown, or null when its queue is empty.</summary>
+    internal Behaviour? Last;
 
-    /// <summary>Active readers in the low bits, plus <see cref="Request.WriterWaiting"/> while a writer waits for them.</summary>
+    /// <summary>Active readers in the low bits, plus <see cref="Slot.WriterWaiting"/> while a writer waits for them.</summary>
     internal int ReadState;
 
     /// <summary>The writer that holds the queue's turn but waits for active readers to leave.</summary>
-    internal Request? PendingWriter;
+    internal Behaviour? PendingWriter;
 
     /// <summary>The protected state. Never null; typed access goes through <see cref="Cown{T}"/>.</summary>
     internal readonly object State;

@@ -7,7 +7,7 @@ namespace Boc.Dispatch;
 /// queue drained by at most that many pool work items ("workers"). Used when the runtime options fix a worker count
 /// (for example to measure scaling on 1, 2, … workers).
 /// </summary>
-internal sealed class BoundedThreadPoolDispatcher : Dispatcher, IThreadPoolWorkItem
+internal sealed class BoundedThreadPoolDispatcher : IDispatcher, IThreadPoolWorkItem
 {
     // A worker gives its pool thread back after this many behaviours, so other pool work (async continuations, timers)
     // is not starved by a long stream of behaviours.
@@ -23,7 +23,7 @@ internal sealed class BoundedThreadPoolDispatcher : Dispatcher, IThreadPoolWorkI
         _workerCount = workerCount;
     }
 
-    public override void Dispatch(Behaviour behaviour)
+    public void Dispatch(Behaviour behaviour)
     {
         _ready.Enqueue(behaviour);
         TryStartWorker();

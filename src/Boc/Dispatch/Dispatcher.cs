@@ -6,8 +6,8 @@ namespace Boc.Dispatch;
 /// <see cref="Dispatch"/>: it is called while cowns are being released, and running a body there would nest
 /// behaviours on the releasing thread's stack.
 /// </summary>
-internal abstract class Dispatcher
+internal interface IDispatcher
 {
     /// <summary>Queues a ready behaviour to run once, on some worker.</summary>
-    public abstract void Dispatch(Behaviour behaviour);
+    void Dispatch(Behaviour behaviour);
 }

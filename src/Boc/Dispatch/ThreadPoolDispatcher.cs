@@ -5,7 +5,7 @@ namespace Boc.Dispatch;
 /// no <see cref="Task"/>, and no <see cref="ExecutionContext"/> flow (behaviours do not inherit the spawner's
 /// AsyncLocal values, which keeps dispatch allocation-free).
 /// </summary>
-internal sealed class ThreadPoolDispatcher : Dispatcher
+internal sealed class ThreadPoolDispatcher : IDispatcher
 {
     public static readonly ThreadPoolDispatcher Instance = new();
 
@@ -13,6 +13,6 @@ internal sealed class ThreadPoolDispatcher : Dispatcher
     {
     }
 
-    public override void Dispatch(Behaviour behaviour) =>
+    public void Dispatch(Behaviour behaviour) =>
         ThreadPool.UnsafeQueueUserWorkItem(behaviour, preferLocal: false);
 }

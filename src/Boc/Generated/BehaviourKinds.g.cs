@@ -7,265 +7,404 @@ using System.Runtime.CompilerServices;
 
 namespace Boc;
 
-internal sealed class ActionBehaviour : CompletionBehaviour
+internal sealed class ActionBehaviour<TState> : CompletionBehaviour
 {
-    private readonly Action _body;
+    private Action<TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, Action body, TaskCompletionSource? completion)
-        : base(runtime, 0, completion)
+    public void Init(BocRuntime runtime, Action<TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 0);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body();
+        _body!(_state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<TState> : CompletionBehaviour
 {
-    private readonly Func<Task> _body;
+    private Func<TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, Func<Task> body, TaskCompletionSource? completion)
-        : base(runtime, 0, completion)
+    public void Init(BocRuntime runtime, Func<TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 0);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body() ?? throw NullTask();
+        return _body!(_state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<TState, TResult> : ResultBehaviour<TResult>
 {
-    private readonly Func<TResult> _body;
+    private Func<TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, Func<TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 0, completion)
+    public void Init(BocRuntime runtime, Func<TState, TResult> body, TState state)
     {
+        Prepare(runtime, 0);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body());
+        SetResult(_body!(_state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<TState, TResult> : ResultBehaviour<TResult>
 {
-    private readonly Func<Task<TResult>> _body;
+    private Func<TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, Func<Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 0, completion)
+    public void Init(BocRuntime runtime, Func<TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 0);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body() ?? throw NullTask();
+        return _body!(_state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, TState> : CompletionBehaviour
     where T1 : class
 {
-    private readonly Cown _c1;
-    private readonly Action<T1> _body;
+    private Cown? _c1;
+    private Action<T1, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, Action<T1> body, TaskCompletionSource? completion)
-        : base(runtime, 1, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 1);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State));
+        _body!(Unsafe.As<T1>(_c1!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, TState> : CompletionBehaviour
     where T1 : class
 {
-    private readonly Cown _c1;
-    private readonly Func<T1, Task> _body;
+    private Cown? _c1;
+    private Func<T1, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 1, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 1);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
 {
-    private readonly Cown _c1;
-    private readonly Func<T1, TResult> _body;
+    private Cown? _c1;
+    private Func<T1, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 1, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 1);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
 {
-    private readonly Cown _c1;
-    private readonly Func<T1, Task<TResult>> _body;
+    private Cown? _c1;
+    private Func<T1, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 1, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 1);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Action<T1, T2> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Action<T1, T2, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, TaskCompletionSource? completion)
-        : base(runtime, 2, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 2);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Func<T1, T2, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Func<T1, T2, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 2, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 2);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Func<T1, T2, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Func<T1, T2, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 2, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 2);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Func<T1, T2, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Func<T1, T2, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 2, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 2);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Action<T1, T2, T3> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Action<T1, T2, T3, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, TaskCompletionSource? completion)
-        : base(runtime, 3, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 3);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -273,28 +412,42 @@ internal sealed class ActionBehaviour<T1, T2, T3> : CompletionBehaviour
         _c3 = c3.Cown;
         AddRequest(_c3, c3.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Func<T1, T2, T3, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Func<T1, T2, T3, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 3, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 3);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -302,27 +455,41 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3> : CompletionBehaviour
         _c3 = c3.Cown;
         AddRequest(_c3, c3.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, T3, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, T3, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Func<T1, T2, T3, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Func<T1, T2, T3, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 3, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 3);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -330,28 +497,41 @@ internal sealed class FuncBehaviour<T1, T2, T3, TResult> : ResultBehaviour<TResu
         _c3 = c3.Cown;
         AddRequest(_c3, c3.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, T3, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Func<T1, T2, T3, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Func<T1, T2, T3, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 3, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 3);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -359,29 +539,42 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TResult> : ResultBehaviour<
         _c3 = c3.Cown;
         AddRequest(_c3, c3.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Action<T1, T2, T3, T4> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Action<T1, T2, T3, T4, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, TaskCompletionSource? completion)
-        : base(runtime, 4, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 4);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -391,30 +584,45 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4> : CompletionBehaviour
         _c4 = c4.Cown;
         AddRequest(_c4, c4.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Func<T1, T2, T3, T4, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Func<T1, T2, T3, T4, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 4, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 4);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -424,29 +632,44 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4> : CompletionBehaviour
         _c4 = c4.Cown;
         AddRequest(_c4, c4.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, T3, T4, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, T3, T4, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Func<T1, T2, T3, T4, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Func<T1, T2, T3, T4, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 4, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 4);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -456,30 +679,44 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, TResult> : ResultBehaviour<T
         _c4 = c4.Cown;
         AddRequest(_c4, c4.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Func<T1, T2, T3, T4, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Func<T1, T2, T3, T4, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 4, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 4);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -489,31 +726,45 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TResult> : ResultBehavi
         _c4 = c4.Cown;
         AddRequest(_c4, c4.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
     where T5 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Action<T1, T2, T3, T4, T5> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Action<T1, T2, T3, T4, T5, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, TaskCompletionSource? completion)
-        : base(runtime, 5, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 5);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -525,32 +776,48 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5> : CompletionBehaviour
         _c5 = c5.Cown;
         AddRequest(_c5, c5.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
     where T5 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Func<T1, T2, T3, T4, T5, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Func<T1, T2, T3, T4, T5, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 5, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 5);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -562,31 +829,47 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5> : CompletionBehav
         _c5 = c5.Cown;
         AddRequest(_c5, c5.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
     where T5 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Func<T1, T2, T3, T4, T5, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Func<T1, T2, T3, T4, T5, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 5, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 5);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -598,32 +881,47 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TResult> : ResultBehavio
         _c5 = c5.Cown;
         AddRequest(_c5, c5.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
     where T4 : class
     where T5 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Func<T1, T2, T3, T4, T5, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Func<T1, T2, T3, T4, T5, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 5, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 5);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -635,15 +933,29 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TResult> : ResultBe
         _c5 = c5.Cown;
         AddRequest(_c5, c5.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -651,17 +963,18 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6> : CompletionBehavi
     where T5 : class
     where T6 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Action<T1, T2, T3, T4, T5, T6> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Action<T1, T2, T3, T4, T5, T6, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, TaskCompletionSource? completion)
-        : base(runtime, 6, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 6);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -675,16 +988,32 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6> : CompletionBehavi
         _c6 = c6.Cown;
         AddRequest(_c6, c6.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -692,17 +1021,18 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6> : CompletionB
     where T5 : class
     where T6 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Func<T1, T2, T3, T4, T5, T6, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Func<T1, T2, T3, T4, T5, T6, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 6, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 6);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -716,15 +1046,31 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6> : CompletionB
         _c6 = c6.Cown;
         AddRequest(_c6, c6.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
@@ -732,17 +1078,18 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TResult> : ResultBeh
     where T5 : class
     where T6 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Func<T1, T2, T3, T4, T5, T6, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Func<T1, T2, T3, T4, T5, T6, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 6, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 6);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -756,16 +1103,31 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TResult> : ResultBeh
         _c6 = c6.Cown;
         AddRequest(_c6, c6.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
@@ -773,17 +1135,18 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TResult> : Resu
     where T5 : class
     where T6 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Func<T1, T2, T3, T4, T5, T6, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 6, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 6);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -797,15 +1160,30 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TResult> : Resu
         _c6 = c6.Cown;
         AddRequest(_c6, c6.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -814,18 +1192,19 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7> : CompletionBe
     where T6 : class
     where T7 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Action<T1, T2, T3, T4, T5, T6, T7> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Action<T1, T2, T3, T4, T5, T6, T7, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, TaskCompletionSource? completion)
-        : base(runtime, 7, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 7);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -841,16 +1220,33 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7> : CompletionBe
         _c7 = c7.Cown;
         AddRequest(_c7, c7.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+    }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -859,18 +1255,19 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7> : Complet
     where T6 : class
     where T7 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Func<T1, T2, T3, T4, T5, T6, T7, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Func<T1, T2, T3, T4, T5, T6, T7, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 7, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 7);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -886,15 +1283,32 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7> : Complet
         _c7 = c7.Cown;
         AddRequest(_c7, c7.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
@@ -903,18 +1317,19 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult> : Resul
     where T6 : class
     where T7 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Func<T1, T2, T3, T4, T5, T6, T7, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 7, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 7);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -930,16 +1345,32 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult> : Resul
         _c7 = c7.Cown;
         AddRequest(_c7, c7.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
@@ -948,18 +1379,19 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult> : 
     where T6 : class
     where T7 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 7, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 7);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -975,15 +1407,31 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult> : 
         _c7 = c7.Cown;
         AddRequest(_c7, c7.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -993,19 +1441,20 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8> : Completi
     where T7 : class
     where T8 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Cown _c8;
-    private readonly Action<T1, T2, T3, T4, T5, T6, T7, T8> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Cown? _c8;
+    private Action<T1, T2, T3, T4, T5, T6, T7, T8, TState>? _body;
+    private TState? _state;
 
-    public ActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, TaskCompletionSource? completion)
-        : base(runtime, 8, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 8);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -1023,16 +1472,34 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8> : Completi
         _c8 = c8.Cown;
         AddRequest(_c8, c8.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State), Unsafe.As<T8>(_c8.State));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!);
         return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _c8 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1042,19 +1509,20 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8> : Com
     where T7 : class
     where T8 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Cown _c8;
-    private readonly Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Cown? _c8;
+    private Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task>? _body;
+    private TState? _state;
 
-    public AsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 8, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 8);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -1072,15 +1540,33 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8> : Com
         _c8 = c8.Cown;
         AddRequest(_c8, c8.IsReadOnly);
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State), Unsafe.As<T8>(_c8.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _c8 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
     }
 }
 
-internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult> : ResultBehaviour<TResult>
+internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1090,19 +1576,20 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult> : R
     where T7 : class
     where T8 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Cown _c8;
-    private readonly Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Cown? _c8;
+    private Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>? _body;
+    private TState? _state;
 
-    public FuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 8, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 8);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -1120,16 +1607,33 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult> : R
         _c8 = c8.Cown;
         AddRequest(_c8, c8.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State), Unsafe.As<T8>(_c8.State)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!));
         return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _c8 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult> : ResultBehaviour<TResult>
+internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1139,19 +1643,20 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult
     where T7 : class
     where T8 : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown _c3;
-    private readonly Cown _c4;
-    private readonly Cown _c5;
-    private readonly Cown _c6;
-    private readonly Cown _c7;
-    private readonly Cown _c8;
-    private readonly Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Cown? _c8;
+    private Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public AsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 8, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 8);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
@@ -1169,353 +1674,508 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult
         _c8 = c8.Cown;
         AddRequest(_c8, c8.IsReadOnly);
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), Unsafe.As<T3>(_c3.State), Unsafe.As<T4>(_c4.State), Unsafe.As<T5>(_c5.State), Unsafe.As<T6>(_c6.State), Unsafe.As<T7>(_c7.State), Unsafe.As<T8>(_c8.State)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _c8 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class DynamicActionBehaviour<TElement> : CompletionBehaviour
+internal sealed class DynamicActionBehaviour<TElement, TState> : CompletionBehaviour
     where TElement : class
 {
-    private readonly Cown[] _cowns;
-    private readonly Action<IReadOnlyList<TElement>> _body;
+    private IAcquirable<TElement>[]? _cowns;
+    private Action<IReadOnlyList<TElement>, TState>? _body;
+    private TState? _state;
 
-    public DynamicActionBehaviour(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>> body, TaskCompletionSource? completion)
-        : base(runtime, 0 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, bool awaited)
     {
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        Prepare(runtime, 0 + cowns.Length);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(StatesOf<TElement>(_cowns));
+        _body!(StatesOf(_cowns!), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Return(this);
+    }
 }
 
-internal sealed class DynamicAsyncActionBehaviour<TElement> : CompletionBehaviour
+internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : CompletionBehaviour
     where TElement : class
 {
-    private readonly Cown[] _cowns;
-    private readonly Func<IReadOnlyList<TElement>, Task> _body;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<IReadOnlyList<TElement>, TState, Task>? _body;
+    private TState? _state;
 
-    public DynamicAsyncActionBehaviour(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 0 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, bool awaited)
     {
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        Prepare(runtime, 0 + cowns.Length);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(StatesOf<TElement>(_cowns)) ?? throw NullTask();
+        return _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Return(this);
     }
 }
 
-internal sealed class DynamicFuncBehaviour<TElement, TResult> : ResultBehaviour<TResult>
+internal sealed class DynamicFuncBehaviour<TElement, TState, TResult> : ResultBehaviour<TResult>
     where TElement : class
 {
-    private readonly Cown[] _cowns;
-    private readonly Func<IReadOnlyList<TElement>, TResult> _body;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<IReadOnlyList<TElement>, TState, TResult>? _body;
+    private TState? _state;
 
-    public DynamicFuncBehaviour(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 0 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        Prepare(runtime, 0 + cowns.Length);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(StatesOf<TElement>(_cowns)));
+        SetResult(_body!(StatesOf(_cowns!), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class DynamicAsyncFuncBehaviour<TElement, TResult> : ResultBehaviour<TResult>
+internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : ResultBehaviour<TResult>
     where TElement : class
 {
-    private readonly Cown[] _cowns;
-    private readonly Func<IReadOnlyList<TElement>, Task<TResult>> _body;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<IReadOnlyList<TElement>, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public DynamicAsyncFuncBehaviour(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 0 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        Prepare(runtime, 0 + cowns.Length);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(StatesOf<TElement>(_cowns)) ?? throw NullTask();
+        return _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class DynamicActionBehaviour<T1, TElement> : CompletionBehaviour
+internal sealed class DynamicActionBehaviour<T1, TElement, TState> : CompletionBehaviour
     where T1 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown[] _cowns;
-    private readonly Action<T1, IReadOnlyList<TElement>> _body;
+    private Cown? _c1;
+    private IAcquirable<TElement>[]? _cowns;
+    private Action<T1, IReadOnlyList<TElement>, TState>? _body;
+    private TState? _state;
 
-    public DynamicActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>> body, TaskCompletionSource? completion)
-        : base(runtime, 1 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 1 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), StatesOf<TElement>(_cowns));
+        _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Return(this);
+    }
 }
 
-internal sealed class DynamicAsyncActionBehaviour<T1, TElement> : CompletionBehaviour
+internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : CompletionBehaviour
     where T1 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown[] _cowns;
-    private readonly Func<T1, IReadOnlyList<TElement>, Task> _body;
+    private Cown? _c1;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, IReadOnlyList<TElement>, TState, Task>? _body;
+    private TState? _state;
 
-    public DynamicAsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 1 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 1 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), StatesOf<TElement>(_cowns)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Return(this);
     }
 }
 
-internal sealed class DynamicFuncBehaviour<T1, TElement, TResult> : ResultBehaviour<TResult>
+internal sealed class DynamicFuncBehaviour<T1, TElement, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown[] _cowns;
-    private readonly Func<T1, IReadOnlyList<TElement>, TResult> _body;
+    private Cown? _c1;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, IReadOnlyList<TElement>, TState, TResult>? _body;
+    private TState? _state;
 
-    public DynamicFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 1 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 1 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), StatesOf<TElement>(_cowns)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TResult> : ResultBehaviour<TResult>
+internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown[] _cowns;
-    private readonly Func<T1, IReadOnlyList<TElement>, Task<TResult>> _body;
+    private Cown? _c1;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public DynamicAsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 1 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 1 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), StatesOf<TElement>(_cowns)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Return(this);
     }
 }
 
-internal sealed class DynamicActionBehaviour<T1, T2, TElement> : CompletionBehaviour
+internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown[] _cowns;
-    private readonly Action<T1, T2, IReadOnlyList<TElement>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private IAcquirable<TElement>[]? _cowns;
+    private Action<T1, T2, IReadOnlyList<TElement>, TState>? _body;
+    private TState? _state;
 
-    public DynamicActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>> body, TaskCompletionSource? completion)
-        : base(runtime, 2 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, bool awaited)
     {
+        Prepare(runtime, 2 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), StatesOf<TElement>(_cowns));
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!);
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+    }
 }
 
-internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement> : CompletionBehaviour
+internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : CompletionBehaviour
     where T1 : class
     where T2 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown[] _cowns;
-    private readonly Func<T1, T2, IReadOnlyList<TElement>, Task> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, T2, IReadOnlyList<TElement>, TState, Task>? _body;
+    private TState? _state;
 
-    public DynamicAsyncActionBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, TaskCompletionSource? completion)
-        : base(runtime, 2 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, bool awaited)
     {
+        Prepare(runtime, 2 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
+        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), StatesOf<TElement>(_cowns)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this);
     }
 }
 
-internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TResult> : ResultBehaviour<TResult>
+internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown[] _cowns;
-    private readonly Func<T1, T2, IReadOnlyList<TElement>, TResult> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, T2, IReadOnlyList<TElement>, TState, TResult>? _body;
+    private TState? _state;
 
-    public DynamicFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 2 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
+        Prepare(runtime, 2 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), StatesOf<TElement>(_cowns)));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!));
         return null;
     }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Return(this);
+    }
 }
 
-internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TResult> : ResultBehaviour<TResult>
+internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
     where T2 : class
     where TElement : class
 {
-    private readonly Cown _c1;
-    private readonly Cown _c2;
-    private readonly Cown[] _cowns;
-    private readonly Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> _body;
+    private Cown? _c1;
+    private Cown? _c2;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>>? _body;
+    private TState? _state;
 
-    public DynamicAsyncFuncBehaviour(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, TaskCompletionSource<TResult> completion)
-        : base(runtime, 2 + cowns.Length, completion)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
+        Prepare(runtime, 2 + cowns.Length);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _c2 = c2.Cown;
         AddRequest(_c2, c2.IsReadOnly);
-        _cowns = new Cown[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
         {
-            _cowns[i] = cowns[i].Cown;
-            AddRequest(_cowns[i], cowns[i].IsReadOnly);
+            AddRequest(cown.Cown, cown.IsReadOnly);
         }
         _body = body;
+        _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        return _body(Unsafe.As<T1>(_c1.State), Unsafe.As<T2>(_c2.State), StatesOf<TElement>(_cowns)) ?? throw NullTask();
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Return(this);
     }
 }
 

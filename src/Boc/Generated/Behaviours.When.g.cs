@@ -22,6 +22,21 @@ public static partial class Behaviours
         => BocRuntime.Default.When(body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task); fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<TState>(Action<TState> body, TState state)
+        => BocRuntime.Default.When(body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -34,17 +49,48 @@ public static partial class Behaviours
         => BocRuntime.Default.When(body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<TState>(Func<TState, Task> body, TState state)
+        => BocRuntime.Default.When(body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// </remarks>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync(Action body)
         => BocRuntime.Default.WhenAsync(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TState>(Action<TState> body, TState state)
+        => BocRuntime.Default.WhenAsync(body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
@@ -53,11 +99,27 @@ public static partial class Behaviours
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// </remarks>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync(Func<Task> body)
         => BocRuntime.Default.WhenAsync(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
+        => BocRuntime.Default.WhenAsync(body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
@@ -67,11 +129,28 @@ public static partial class Behaviours
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
         => BocRuntime.Default.WhenAsync(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
+        => BocRuntime.Default.WhenAsync(body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
@@ -81,11 +160,28 @@ public static partial class Behaviours
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
         => BocRuntime.Default.WhenAsync(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
+        => BocRuntime.Default.WhenAsync(body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
@@ -103,6 +199,24 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.When(c1, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -118,6 +232,24 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.When(c1, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -126,12 +258,31 @@ public static partial class Behaviours
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -142,12 +293,31 @@ public static partial class Behaviours
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
@@ -159,12 +329,32 @@ public static partial class Behaviours
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -176,12 +366,32 @@ public static partial class Behaviours
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
@@ -202,6 +412,27 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.When(c1, c2, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -220,6 +451,27 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.When(c1, c2, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -230,13 +482,35 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -249,13 +523,35 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
@@ -269,13 +565,36 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -289,13 +608,36 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
@@ -319,6 +661,30 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.When(c1, c2, c3, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -340,6 +706,30 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.When(c1, c2, c3, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -352,7 +742,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
@@ -360,6 +750,31 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -374,7 +789,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
@@ -382,6 +797,31 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
@@ -397,7 +837,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
@@ -405,6 +845,32 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -420,7 +886,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
@@ -428,6 +894,32 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
@@ -454,6 +946,33 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -478,6 +997,33 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -492,7 +1038,7 @@ public static partial class Behaviours
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
@@ -501,6 +1047,34 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -517,7 +1091,7 @@ public static partial class Behaviours
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
@@ -526,6 +1100,34 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
@@ -543,7 +1145,7 @@ public static partial class Behaviours
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
@@ -552,6 +1154,35 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -569,7 +1200,7 @@ public static partial class Behaviours
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
@@ -578,6 +1209,35 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
@@ -607,6 +1267,36 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -634,6 +1324,36 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -650,7 +1370,7 @@ public static partial class Behaviours
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
@@ -660,6 +1380,37 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -678,7 +1429,7 @@ public static partial class Behaviours
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
@@ -688,6 +1439,37 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
@@ -707,7 +1489,7 @@ public static partial class Behaviours
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
@@ -717,6 +1499,38 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -736,7 +1550,7 @@ public static partial class Behaviours
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
@@ -746,6 +1560,38 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
@@ -778,6 +1624,39 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -808,6 +1687,39 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -826,7 +1738,7 @@ public static partial class Behaviours
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
@@ -837,6 +1749,40 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -857,7 +1803,7 @@ public static partial class Behaviours
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
@@ -868,6 +1814,40 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
@@ -889,7 +1869,7 @@ public static partial class Behaviours
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
@@ -900,6 +1880,41 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -921,7 +1936,7 @@ public static partial class Behaviours
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
@@ -932,6 +1947,41 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
@@ -967,6 +2017,42 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -1000,6 +2086,42 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -1020,7 +2142,7 @@ public static partial class Behaviours
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
@@ -1032,6 +2154,43 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1054,7 +2213,7 @@ public static partial class Behaviours
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
@@ -1066,6 +2225,43 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
@@ -1089,7 +2285,7 @@ public static partial class Behaviours
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
@@ -1101,6 +2297,44 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1124,7 +2358,7 @@ public static partial class Behaviours
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
@@ -1136,6 +2370,44 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
@@ -1174,6 +2446,45 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -1210,6 +2521,45 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -1232,7 +2582,7 @@ public static partial class Behaviours
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
@@ -1245,6 +2595,46 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1269,7 +2659,7 @@ public static partial class Behaviours
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
@@ -1282,6 +2672,46 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
@@ -1307,7 +2737,7 @@ public static partial class Behaviours
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
@@ -1320,6 +2750,47 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1345,7 +2816,7 @@ public static partial class Behaviours
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
@@ -1358,6 +2829,47 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -1376,6 +2888,25 @@ public static partial class Behaviours
         => BocRuntime.Default.When(cowns, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.When(cowns, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -1392,6 +2923,25 @@ public static partial class Behaviours
         => BocRuntime.Default.When(cowns, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.When(cowns, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -1400,13 +2950,33 @@ public static partial class Behaviours
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1417,13 +2987,33 @@ public static partial class Behaviours
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
@@ -1435,13 +3025,34 @@ public static partial class Behaviours
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1453,13 +3064,34 @@ public static partial class Behaviours
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -1481,6 +3113,28 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, cowns, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.When(c1, cowns, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -1500,6 +3154,28 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, cowns, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.When(c1, cowns, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -1510,7 +3186,7 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1518,6 +3194,29 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1530,7 +3229,7 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1538,6 +3237,29 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
@@ -1551,7 +3273,7 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1559,6 +3281,30 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1572,7 +3318,7 @@ public static partial class Behaviours
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1580,6 +3326,30 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -1604,6 +3374,31 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, cowns, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.When(c1, c2, cowns, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -1626,6 +3421,31 @@ public static partial class Behaviours
         => BocRuntime.Default.When(c1, c2, cowns, body);
 
     /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.When(c1, c2, cowns, body, state);
+
+    /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
@@ -1638,7 +3458,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1647,6 +3467,32 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1661,7 +3507,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1670,6 +3516,32 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
@@ -1685,7 +3557,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1694,6 +3566,33 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1709,7 +3608,7 @@ public static partial class Behaviours
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1718,5 +3617,32 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
 }

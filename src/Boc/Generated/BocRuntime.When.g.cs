@@ -21,7 +21,29 @@ public sealed partial class BocRuntime
     public void When(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour(this, body, null));
+        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
+        behaviour.Init(this, static (f) => f(), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task); fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<TState>(Action<TState> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -36,7 +58,29 @@ public sealed partial class BocRuntime
     public void When(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour(this, body, null));
+        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
+        behaviour.Init(this, static (f) => f(), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<TState>(Func<TState, Task> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -46,15 +90,40 @@ public sealed partial class BocRuntime
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// </remarks>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour(this, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
+        behaviour.Init(this, static (f) => f(), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TState>(Action<TState> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -64,15 +133,40 @@ public sealed partial class BocRuntime
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// </remarks>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour(this, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
+        behaviour.Init(this, static (f) => f(), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -83,15 +177,41 @@ public sealed partial class BocRuntime
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<TResult>(this, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -102,15 +222,41 @@ public sealed partial class BocRuntime
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<TResult>(this, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -129,7 +275,33 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1>(this, c1, body, null));
+        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -148,7 +320,33 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1>(this, c1, body, null));
+        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -160,7 +358,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
@@ -168,9 +366,38 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1>(this, c1, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -182,7 +409,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
@@ -190,9 +417,38 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1>(this, c1, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -205,7 +461,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
@@ -213,9 +469,39 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, TResult>(this, c1, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -228,7 +514,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
@@ -236,9 +522,39 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, TResult>(this, c1, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -261,7 +577,37 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2>(this, c1, c2, body, null));
+        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -284,7 +630,37 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2>(this, c1, c2, body, null));
+        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -298,7 +674,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
@@ -308,9 +684,42 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2>(this, c1, c2, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -324,7 +733,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
@@ -334,9 +743,42 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2>(this, c1, c2, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -351,7 +793,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
@@ -361,9 +803,43 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, TResult>(this, c1, c2, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -378,7 +854,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
@@ -388,9 +864,43 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, TResult>(this, c1, c2, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -417,7 +927,41 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2, T3>(this, c1, c2, c3, body, null));
+        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -444,7 +988,41 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3>(this, c1, c2, c3, body, null));
+        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -460,7 +1038,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
@@ -472,9 +1050,46 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2, T3>(this, c1, c2, c3, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -490,7 +1105,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
@@ -502,9 +1117,46 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3>(this, c1, c2, c3, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -521,7 +1173,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
@@ -533,9 +1185,47 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, T3, TResult>(this, c1, c2, c3, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -552,7 +1242,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
@@ -564,9 +1254,47 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, T3, TResult>(this, c1, c2, c3, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -597,7 +1325,45 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4>(this, c1, c2, c3, c4, body, null));
+        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -628,7 +1394,45 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4>(this, c1, c2, c3, c4, body, null));
+        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -646,7 +1450,7 @@ public sealed partial class BocRuntime
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
@@ -660,9 +1464,50 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4>(this, c1, c2, c3, c4, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -680,7 +1525,7 @@ public sealed partial class BocRuntime
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
@@ -694,9 +1539,50 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4>(this, c1, c2, c3, c4, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -715,7 +1601,7 @@ public sealed partial class BocRuntime
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
@@ -729,9 +1615,51 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, T3, T4, TResult>(this, c1, c2, c3, c4, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -750,7 +1678,7 @@ public sealed partial class BocRuntime
     /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
@@ -764,9 +1692,51 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, T3, T4, TResult>(this, c1, c2, c3, c4, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -801,7 +1771,49 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5>(this, c1, c2, c3, c4, c5, body, null));
+        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -836,7 +1848,49 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5>(this, c1, c2, c3, c4, c5, body, null));
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -856,7 +1910,7 @@ public sealed partial class BocRuntime
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
@@ -872,9 +1926,54 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5>(this, c1, c2, c3, c4, c5, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -894,7 +1993,7 @@ public sealed partial class BocRuntime
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
@@ -910,9 +2009,54 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5>(this, c1, c2, c3, c4, c5, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -933,7 +2077,7 @@ public sealed partial class BocRuntime
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
@@ -949,9 +2093,55 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, T3, T4, T5, TResult>(this, c1, c2, c3, c4, c5, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -972,7 +2162,7 @@ public sealed partial class BocRuntime
     /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
@@ -988,9 +2178,55 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, T3, T4, T5, TResult>(this, c1, c2, c3, c4, c5, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1029,7 +2265,53 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5, T6>(this, c1, c2, c3, c4, c5, c6, body, null));
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1068,7 +2350,53 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5, T6>(this, c1, c2, c3, c4, c5, c6, body, null));
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1090,7 +2418,7 @@ public sealed partial class BocRuntime
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
@@ -1108,9 +2436,58 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5, T6>(this, c1, c2, c3, c4, c5, c6, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1132,7 +2509,7 @@ public sealed partial class BocRuntime
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
@@ -1150,9 +2527,58 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5, T6>(this, c1, c2, c3, c4, c5, c6, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1175,7 +2601,7 @@ public sealed partial class BocRuntime
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
@@ -1193,9 +2619,59 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, T3, T4, T5, T6, TResult>(this, c1, c2, c3, c4, c5, c6, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1218,7 +2694,7 @@ public sealed partial class BocRuntime
     /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
@@ -1236,9 +2712,59 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TResult>(this, c1, c2, c3, c4, c5, c6, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1281,7 +2807,57 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5, T6, T7>(this, c1, c2, c3, c4, c5, c6, c7, body, null));
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1324,7 +2900,57 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7>(this, c1, c2, c3, c4, c5, c6, c7, body, null));
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1348,7 +2974,7 @@ public sealed partial class BocRuntime
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
@@ -1368,9 +2994,62 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5, T6, T7>(this, c1, c2, c3, c4, c5, c6, c7, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1394,7 +3073,7 @@ public sealed partial class BocRuntime
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
@@ -1414,9 +3093,62 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7>(this, c1, c2, c3, c4, c5, c6, c7, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1441,7 +3173,7 @@ public sealed partial class BocRuntime
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
@@ -1461,9 +3193,63 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult>(this, c1, c2, c3, c4, c5, c6, c7, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1488,7 +3274,7 @@ public sealed partial class BocRuntime
     /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
@@ -1508,9 +3294,63 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TResult>(this, c1, c2, c3, c4, c5, c6, c7, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1557,7 +3397,61 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8>(this, c1, c2, c3, c4, c5, c6, c7, c8, body, null));
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1604,7 +3498,61 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8>(this, c1, c2, c3, c4, c5, c6, c7, c8, body, null));
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1630,7 +3578,7 @@ public sealed partial class BocRuntime
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
@@ -1652,9 +3600,66 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8>(this, c1, c2, c3, c4, c5, c6, c7, c8, body, completion));
-        return new ValueTask(completion.Task);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1680,7 +3685,7 @@ public sealed partial class BocRuntime
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
@@ -1702,9 +3707,66 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8>(this, c1, c2, c3, c4, c5, c6, c7, c8, body, completion));
-        return new ValueTask(completion.Task);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1731,7 +3793,7 @@ public sealed partial class BocRuntime
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
@@ -1753,9 +3815,67 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(this, c1, c2, c3, c4, c5, c6, c7, c8, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1782,7 +3902,7 @@ public sealed partial class BocRuntime
     /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
@@ -1804,9 +3924,67 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(this, c1, c2, c3, c4, c5, c6, c7, c8, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1826,7 +4004,34 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new DynamicActionBehaviour<TElement>(this, list, body, null));
+        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1846,7 +4051,34 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new DynamicAsyncActionBehaviour<TElement>(this, list, body, null));
+        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1858,7 +4090,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1867,9 +4099,39 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicActionBehaviour<TElement>(this, list, body, completion));
-        return new ValueTask(completion.Task);
+        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1881,7 +4143,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1890,9 +4152,39 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicAsyncActionBehaviour<TElement>(this, list, body, completion));
-        return new ValueTask(completion.Task);
+        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1905,7 +4197,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1914,9 +4206,40 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicFuncBehaviour<TElement, TResult>(this, list, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1929,7 +4252,7 @@ public sealed partial class BocRuntime
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -1938,9 +4261,40 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicAsyncFuncBehaviour<TElement, TResult>(this, list, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -1964,7 +4318,38 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new DynamicActionBehaviour<T1, TElement>(this, c1, list, body, null));
+        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -1988,7 +4373,38 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new DynamicAsyncActionBehaviour<T1, TElement>(this, c1, list, body, null));
+        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -2002,7 +4418,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2013,9 +4429,43 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicActionBehaviour<T1, TElement>(this, c1, list, body, completion));
-        return new ValueTask(completion.Task);
+        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2029,7 +4479,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2040,9 +4490,43 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicAsyncActionBehaviour<T1, TElement>(this, c1, list, body, completion));
-        return new ValueTask(completion.Task);
+        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2057,7 +4541,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2068,9 +4552,44 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicFuncBehaviour<T1, TElement, TResult>(this, c1, list, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2085,7 +4604,7 @@ public sealed partial class BocRuntime
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2096,9 +4615,44 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicAsyncFuncBehaviour<T1, TElement, TResult>(this, c1, list, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2126,7 +4680,42 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new DynamicActionBehaviour<T1, T2, TElement>(this, c1, c2, list, body, null));
+        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -2154,7 +4743,42 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        Spawn(new DynamicAsyncActionBehaviour<T1, T2, TElement>(this, c1, c2, list, body, null));
+        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: false);
+        Spawn(behaviour);
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state, awaited: false);
+        Spawn(behaviour);
     }
 
     /// <summary>
@@ -2170,7 +4794,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2183,9 +4807,47 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicActionBehaviour<T1, T2, TElement>(this, c1, c2, list, body, completion));
-        return new ValueTask(completion.Task);
+        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2201,7 +4863,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2214,9 +4876,47 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicAsyncActionBehaviour<T1, T2, TElement>(this, c1, c2, list, body, completion));
-        return new ValueTask(completion.Task);
+        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state, awaited: true);
+        ValueTask completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2233,7 +4933,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2246,9 +4946,48 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicFuncBehaviour<T1, T2, TElement, TResult>(this, c1, c2, list, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
     /// <summary>
@@ -2265,7 +5004,7 @@ public sealed partial class BocRuntime
     /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception.</returns>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -2278,9 +5017,48 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        var completion = new TaskCompletionSource<TResult>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Spawn(new DynamicAsyncFuncBehaviour<T1, T2, TElement, TResult>(this, c1, c2, list, body, completion));
-        return new ValueTask<TResult>(completion.Task);
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour);
+        return completion;
     }
 
 }
