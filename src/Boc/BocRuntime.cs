@@ -16,8 +16,8 @@ namespace Boc;
 /// <para>
 /// Disposal <b>drains</b>: <see cref="Dispose"/> and <see cref="DisposeAsync"/> first stop accepting new behaviours
 /// (every <c>When</c> after that point throws <see cref="ObjectDisposedException"/> before enqueuing anything, and this
-/// includes behaviours spawned by bodies still running), then wait until every behaviour already accepted has finished.
-/// Accepted work is never dropped.
+/// includes behaviours spawned by bodies still running), then wait until every behaviour already accepted has finished,
+/// then stop the runtime's <see cref="BocScheduler"/> workers, if it has them. Accepted work is never dropped.
 /// </para>
 /// </remarks>
 public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
@@ -32,6 +32,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly bool _failFast;
     private readonly bool _isDefault;
     private readonly Lock _quiescenceLock = new();
+    private readonly BocScheduler? _ownedScheduler;
 
     // Behaviours accepted but not finished. Incremented before enqueuing, decremented after release and delivery, so
     // zero means nothing is queued, running, or about to release.
@@ -60,11 +61,21 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         if (options.WorkerCount is int workers)
         {
             ArgumentOutOfRangeException.ThrowIfLessThan(workers, 1, nameof(options.WorkerCount));
-            Dispatcher = new BoundedThreadPoolDispatcher(workers);
         }
-        else
+
+        switch (options.Dispatcher)
         {
-            Dispatcher = ThreadPoolDispatcher.Instance;
+            case BocDispatcher.BocScheduler:
+                _ownedScheduler = new BocScheduler(options.WorkerCount ?? Environment.ProcessorCount);
+                Dispatcher = _ownedScheduler;
+                Scheduler = _ownedScheduler;
+                break;
+            case BocDispatcher.ThreadPool:
+                Dispatcher = options.WorkerCount is int bound ? new BoundedThreadPoolDispatcher(bound) : ThreadPoolDispatcher.Instance;
+                Scheduler = TaskScheduler.Default;
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(options), options.Dispatcher, "Unknown dispatcher.");
         }
 
         _exceptionHandler = options.UnhandledExceptionHandler;
@@ -74,6 +85,13 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     /// <summary>Gets the process-wide runtime behind <see cref="Behaviours"/>. It cannot be disposed.</summary>
     public static BocRuntime Default => s_default.Value;
+
+    /// <summary>
+    /// Gets the <see cref="TaskScheduler"/> whose threads run this runtime's behaviours: the runtime's
+    /// <see cref="BocScheduler"/>, or <see cref="TaskScheduler.Default"/> for the thread-pool dispatcher. Tasks
+    /// started on it share the behaviours' workers.
+    /// </summary>
+    public TaskScheduler Scheduler { get; }
 
     internal IDispatcher Dispatcher { get; }
 
@@ -101,13 +119,20 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Stops accepting behaviours and blocks until every accepted one has finished (see the class remarks).
     /// </summary>
     /// <exception cref="InvalidOperationException">
-    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (it would wait for itself).
+    /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime, or from a worker of the runtime's
+    /// <see cref="BocScheduler"/> (it would wait for itself).
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
     public void Dispose()
     {
+        if (_ownedScheduler?.IsWorkerThread == true)
+        {
+            throw new InvalidOperationException("Dispose blocks; on one of the runtime's own workers it could wait for itself. Use DisposeAsync.");
+        }
+
         BeginDispose();
         QuiescentAsync().GetAwaiter().GetResult();
+        _ownedScheduler?.Dispose();
         ThrowUnobserved();
     }
 
@@ -121,6 +146,19 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     {
         BeginDispose();
         await QuiescentAsync().ConfigureAwait(false);
+        if (_ownedScheduler is { } scheduler)
+        {
+            // Joining the workers blocks; never do it on one of them (a continuation of this method may run there).
+            if (scheduler.IsWorkerThread)
+            {
+                await Task.Run(scheduler.Dispose).ConfigureAwait(false);
+            }
+            else
+            {
+                scheduler.Dispose();
+            }
+        }
+
         ThrowUnobserved();
     }
 

@@ -3,9 +3,14 @@ namespace Boc;
 /// <summary>Settings for a <see cref="BocRuntime"/>. They are read once, when the runtime is created.</summary>
 public sealed class BocRuntimeOptions
 {
+    /// <summary>Gets or sets where ready behaviours run. See <see cref="BocDispatcher"/>.</summary>
+    public BocDispatcher Dispatcher { get; set; } = BocDispatcher.ThreadPool;
+
     /// <summary>
-    /// Gets or sets the most behaviours that may run at the same time, or null (the default) to let the .NET thread
-    /// pool decide. Set it to measure scaling, or to keep a runtime to a share of the machine.
+    /// Gets or sets the most behaviours that may run at the same time, or null (the default) for the dispatcher's own
+    /// default: the thread pool decides for <see cref="BocDispatcher.ThreadPool"/>, and
+    /// <see cref="BocDispatcher.BocScheduler"/> starts one worker per processor. Set it to measure scaling, or to keep
+    /// a runtime to a share of the machine.
     /// </summary>
     /// <remarks>
     /// A behaviour whose body is waiting on an <c>await</c> does not occupy a worker. A body that blocks the thread

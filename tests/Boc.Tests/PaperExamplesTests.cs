@@ -7,9 +7,17 @@ namespace Boc.Tests;
 /// paper uses it to show. Orders are checked with a logical clock stamped at the start and end of every body; examples
 /// whose outcome depends on scheduling are repeated.
 /// </summary>
-public sealed class PaperExamplesTests : IAsyncLifetime
+public abstract class PaperExamplesTests : IAsyncLifetime
 {
-    private readonly BocRuntime _runtime = new();
+    private readonly BocRuntime _runtime;
+
+    protected PaperExamplesTests(BocDispatcher dispatcher)
+    {
+        Dispatcher = dispatcher;
+        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+    }
+
+    protected BocDispatcher Dispatcher { get; }
 
     public Task InitializeAsync() => Task.CompletedTask;
 
@@ -320,3 +328,7 @@ public sealed class PaperExamplesTests : IAsyncLifetime
         }
     }
 }
+
+public sealed class PaperExamplesTestsOnThreadPool() : PaperExamplesTests(BocDispatcher.ThreadPool);
+
+public sealed class PaperExamplesTestsOnBocScheduler() : PaperExamplesTests(BocDispatcher.BocScheduler);

@@ -2,9 +2,17 @@ using System.Collections.Concurrent;
 
 namespace Boc.Tests;
 
-public sealed class ReadOnlyTests : IAsyncLifetime
+public abstract class ReadOnlyTests : IAsyncLifetime
 {
-    private readonly BocRuntime _runtime = new();
+    private readonly BocRuntime _runtime;
+
+    protected ReadOnlyTests(BocDispatcher dispatcher)
+    {
+        Dispatcher = dispatcher;
+        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+    }
+
+    protected BocDispatcher Dispatcher { get; }
 
     public Task InitializeAsync() => Task.CompletedTask;
 
@@ -156,3 +164,7 @@ public sealed class ReadOnlyTests : IAsyncLifetime
         Assert.Throws<ArgumentNullException>(() => Cown.Read<Box>(null!));
     }
 }
+
+public sealed class ReadOnlyTestsOnThreadPool() : ReadOnlyTests(BocDispatcher.ThreadPool);
+
+public sealed class ReadOnlyTestsOnBocScheduler() : ReadOnlyTests(BocDispatcher.BocScheduler);

@@ -12,12 +12,14 @@ public sealed class RuntimeTests
     }
 
     [Theory]
-    [InlineData(1)]
-    [InlineData(2)]
-    [InlineData(3)]
-    public async Task WorkerCount_BoundsHowManyBehavioursRunAtOnce(int workers)
+    [InlineData(1, BocDispatcher.ThreadPool)]
+    [InlineData(2, BocDispatcher.ThreadPool)]
+    [InlineData(3, BocDispatcher.ThreadPool)]
+    [InlineData(1, BocDispatcher.BocScheduler)]
+    [InlineData(3, BocDispatcher.BocScheduler)]
+    public async Task WorkerCount_BoundsHowManyBehavioursRunAtOnce(int workers, BocDispatcher dispatcher)
     {
-        await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = workers });
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = workers, Dispatcher = dispatcher });
         int running = 0;
         int maxRunning = 0;
         var cowns = Enumerable.Range(0, 32).Select(_ => new Cown<Counter>(new Counter())).ToArray();

@@ -3,9 +3,17 @@ using System.Collections.Concurrent;
 namespace Boc.Tests;
 
 /// <summary>Duplicates, zero-cown behaviours, dynamic cown sets, and the full arity range.</summary>
-public sealed class SpawnFormsTests : IAsyncLifetime
+public abstract class SpawnFormsTests : IAsyncLifetime
 {
-    private readonly BocRuntime _runtime = new();
+    private readonly BocRuntime _runtime;
+
+    protected SpawnFormsTests(BocDispatcher dispatcher)
+    {
+        Dispatcher = dispatcher;
+        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+    }
+
+    protected BocDispatcher Dispatcher { get; }
 
     public Task InitializeAsync() => Task.CompletedTask;
 
@@ -186,3 +194,7 @@ public sealed class SpawnFormsTests : IAsyncLifetime
     {
     }
 }
+
+public sealed class SpawnFormsTestsOnThreadPool() : SpawnFormsTests(BocDispatcher.ThreadPool);
+
+public sealed class SpawnFormsTestsOnBocScheduler() : SpawnFormsTests(BocDispatcher.BocScheduler);

@@ -11,22 +11,26 @@ namespace Boc.Tests;
 /// </summary>
 public sealed class StressTests(ITestOutputHelper output)
 {
-    public static TheoryData<int, int, double, int?> Programs()
+    public static TheoryData<int, int, double, int?, BocDispatcher> Programs()
     {
-        // seed, cowns, share of read-only requests, worker count (null: .NET thread pool)
-        var data = new TheoryData<int, int, double, int?>
+        // seed, cowns, share of read-only requests, worker count (null: the dispatcher's default), dispatcher
+        const BocDispatcher Pool = BocDispatcher.ThreadPool;
+        const BocDispatcher Boc = BocDispatcher.BocScheduler;
+        var data = new TheoryData<int, int, double, int?, BocDispatcher>
         {
-            { 1, 64, 0.4, null },
-            { 2, 64, 0.4, null },
-            { 3, 64, 0.4, 2 },
-            { 4, 4, 0.85, null },   // long reader runs racing with writers on few cowns
-            { 5, 4, 0.85, 2 },
-            { 6, 16, 0.5, 1 },
+            { 1, 64, 0.4, null, Pool },
+            { 2, 64, 0.4, 2, Pool },
+            { 3, 4, 0.85, null, Pool },   // long reader runs racing with writers on few cowns
+            { 4, 16, 0.5, 1, Pool },
+            { 5, 64, 0.4, null, Boc },
+            { 6, 4, 0.85, null, Boc },
+            { 7, 16, 0.5, 1, Boc },
+            { 8, 64, 0.4, 3, Boc },
         };
         if (int.TryParse(Environment.GetEnvironmentVariable("BOC_STRESS_SEED"), out int extra))
         {
-            data.Add(extra, 64, 0.4, null);
-            data.Add(extra, 4, 0.85, null);
+            data.Add(extra, 64, 0.4, null, Pool);
+            data.Add(extra, 4, 0.85, null, Boc);
         }
 
         return data;
@@ -34,10 +38,10 @@ public sealed class StressTests(ITestOutputHelper output)
 
     [Theory]
     [MemberData(nameof(Programs))]
-    public async Task RandomProgram_IsExclusiveOrderedExactlyOnceAndQuiesces(int seed, int cownCount, double readShare, int? workers)
+    public async Task RandomProgram_IsExclusiveOrderedExactlyOnceAndQuiesces(int seed, int cownCount, double readShare, int? workers, BocDispatcher dispatcher)
     {
         const int TopLevel = 64_000;
-        string context = $"seed={seed} cowns={cownCount} readShare={readShare} workers={workers?.ToString() ?? "threadpool"}";
+        string context = $"seed={seed} cowns={cownCount} readShare={readShare} workers={workers?.ToString() ?? "default"} dispatcher={dispatcher}";
         var plan = Plan.Generate(seed, TopLevel, cownCount, readShare);
         Assert.True(plan.Nodes.Count >= 100_000, $"{context}: the plan has only {plan.Nodes.Count} behaviours");
 
@@ -45,6 +49,7 @@ public sealed class StressTests(ITestOutputHelper output)
         await using var runtime = new BocRuntime(new BocRuntimeOptions
         {
             WorkerCount = workers,
+            Dispatcher = dispatcher,
             UnhandledExceptionHandler = e => delivered.Enqueue(((PlannedFailure)e).Node),
         });
         var execution = new Execution(plan, runtime, cownCount);

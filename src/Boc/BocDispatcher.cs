@@ -1,0 +1,17 @@
+namespace Boc;
+
+/// <summary>Where a <see cref="BocRuntime"/> runs behaviours that are ready.</summary>
+public enum BocDispatcher
+{
+    /// <summary>
+    /// The .NET thread pool: each ready behaviour is queued as an <see cref="IThreadPoolWorkItem"/>. Shares threads with
+    /// the rest of the process and grows them when bodies block.
+    /// </summary>
+    ThreadPool,
+
+    /// <summary>
+    /// A <see cref="Boc.BocScheduler"/> owned by the runtime: fixed worker threads with work stealing and a per-worker
+    /// next slot that runs chains of dependent behaviours on one core. Disposed with the runtime.
+    /// </summary>
+    BocScheduler,
+}
