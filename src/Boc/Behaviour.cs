@@ -38,7 +38,8 @@ namespace Boc;
 //      request receives the turn now. Otherwise wait until the old tail's slot for this cown is Scheduled (its own
 //      spawner has finished phase 1 for *all* its cowns), then link old tail -> this.
 //   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (see below).
-//   4. Resolve the extra unit.
+//   4. Resolve the extra unit, together with the units of the cowns this spawner found free in phase 1 (one atomic
+//      add; none at all when every cown was free, since then no other thread can reach the countdown).
 //
 // Completion (Behaviour.Finish): writers pass the turn on (PassOn), readers count themselves out (LeaveRead).
 //
@@ -204,9 +205,14 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         // Plain write: the first Exchange in phase 1 is a full fence that publishes it (and the slots).
         _countdown = count + 1;
 
+        // Turns this thread takes from empty queues are counted here rather than decremented one by one.
+        int ownGrants = 0;
         for (int i = 0; i < count; i++)
         {
-            StartEnqueue(ref SlotAt(i));
+            if (StartEnqueue(ref SlotAt(i)))
+            {
+                ownGrants++;
+            }
         }
 
         for (int i = 0; i < count; i++)
@@ -214,11 +220,26 @@ internal abstract class Behaviour : IThreadPoolWorkItem
             FinishEnqueue(ref SlotAt(i));
         }
 
-        ResolveOne();
+        if (ownGrants == count)
+        {
+            // Fast path (every cown was free): every unit of the countdown is ours, and no other thread can reach it
+            // (no predecessor will grant us anything, and we wait for no reader), so no atomic decrement is needed.
+            _runtime!.Dispatcher.Dispatch(this);
+            return;
+        }
+
+        // Resolve our own units, plus the extra one, in one step; whoever brings the count to zero dispatches.
+        if (Interlocked.Add(ref _countdown, -(ownGrants + 1)) == 0)
+        {
+            _runtime!.Dispatcher.Dispatch(this);
+        }
     }
 
-    /// <summary>Phase 1 for one slot.</summary>
-    private void StartEnqueue(ref Slot slot)
+    /// <summary>
+    /// Phase 1 for one slot. Returns true if this thread took the turn from an empty queue and the cown is ready for
+    /// this request (the caller then resolves that unit of the countdown itself).
+    /// </summary>
+    private bool StartEnqueue(ref Slot slot)
     {
         Cown cown = slot.Target;
 
@@ -228,8 +249,24 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         if (previous is null)
         {
             // The queue was empty: no earlier behaviour holds or waits for the turn, so it is ours.
-            Grant(this, cown);
-            return;
+            if (slot.IsRead)
+            {
+                // Count in as a reader; passing the turn on waits for phase 2 (FinishEnqueue), as for any reader
+                // granted before it is Scheduled. Nobody else writes this slot's state yet: no predecessor exists.
+                Interlocked.Increment(ref cown.ReadState);
+                slot.State = Slot.Granted;
+                return true;
+            }
+
+            // A writer also needs the readers that already left the queue (but still run) to finish. With the turn
+            // ours no reader can join, so a zero seen here stays zero.
+            if (Volatile.Read(ref cown.ReadState) == 0)
+            {
+                return true;
+            }
+
+            GrantWrite(this, cown);
+            return false;
         }
 
         previous.AssertLive();
@@ -252,11 +289,20 @@ internal abstract class Behaviour : IThreadPoolWorkItem
 
         // Release semantics: the predecessor's PassOn reads Next and then touches this behaviour.
         Volatile.Write(ref previousSlot.Next, this);
+        return false;
     }
 
     /// <summary>Phase 2 for one slot.</summary>
     private void FinishEnqueue(ref Slot slot)
     {
+        if (!slot.IsRead)
+        {
+            // Only readers ever have another thread write their state (Granted), so a writer's flag can be a plain
+            // release store: a successor spinning on it then sees everything phase 1 wrote.
+            Volatile.Write(ref slot.State, Slot.Scheduled);
+            return;
+        }
+
         int old = Interlocked.Or(ref slot.State, Slot.Scheduled);
         if ((old & Slot.Granted) != 0)
         {
@@ -628,6 +674,11 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     /// </summary>
     private void SortAndMerge()
     {
+        if (_slotCount < 2)
+        {
+            return;
+        }
+
         Span<Slot> slots = Slots;
         if (slots.Length > InsertionSortLimit)
         {

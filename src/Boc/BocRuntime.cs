@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Runtime.InteropServices;
 using Boc.Dispatch;
 
 namespace Boc;
@@ -35,8 +36,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly BocScheduler? _ownedScheduler;
 
     // Behaviours accepted but not finished. Incremented before enqueuing, decremented after release and delivery, so
-    // zero means nothing is queued, running, or about to release.
-    private long _pending;
+    // zero means nothing is queued, running, or about to release. Written by every spawn and every completion, so it
+    // sits on a cache line of its own: sharing one with the fields every spawn only reads would make each of those
+    // reads a cache miss.
+    private PaddedCounter _pending;
     private int _disposed;
     private TaskCompletionSource? _nextQuiescence;
 
@@ -167,7 +170,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     {
         // Count first, then check for disposal: with both accesses fenced, either this spawn sees the flag, or the
         // disposer's wait sees the count (a Dekker pair), so a drain can never miss an accepted behaviour.
-        Interlocked.Increment(ref _pending);
+        Interlocked.Increment(ref _pending.Value);
         if (Volatile.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
@@ -179,7 +182,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     internal void OnBehaviourFinished()
     {
-        if (Interlocked.Decrement(ref _pending) == 0)
+        if (Interlocked.Decrement(ref _pending.Value) == 0)
         {
             SignalQuiescence();
         }
@@ -252,7 +255,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     private Task QuiescentAsync()
     {
-        if (Interlocked.Read(ref _pending) == 0)
+        if (Interlocked.Read(ref _pending.Value) == 0)
         {
             return Task.CompletedTask;
         }
@@ -261,7 +264,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         {
             // Re-check under the lock: SignalQuiescence takes the same lock after the count reaches zero, so either it
             // sees our waiter or we see zero here.
-            if (Interlocked.Read(ref _pending) == 0)
+            if (Interlocked.Read(ref _pending.Value) == 0)
             {
                 return Task.CompletedTask;
             }
@@ -280,7 +283,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         {
             // A spawn may have raced in after our decrement; then this is not a quiescent moment, and whoever brings
             // the count to zero next will signal.
-            if (Interlocked.Read(ref _pending) != 0)
+            if (Interlocked.Read(ref _pending.Value) != 0)
             {
                 return;
             }
@@ -310,4 +313,12 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             throw new AggregateException("Fire-and-forget behaviours threw exceptions that no handler observed.", errors);
         }
     }
+}
+
+/// <summary>A counter alone on its cache line (64 bytes of padding on each side).</summary>
+[StructLayout(LayoutKind.Explicit, Size = 192)]
+internal struct PaddedCounter
+{
+    [FieldOffset(64)]
+    public long Value;
 }
