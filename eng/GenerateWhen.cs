@@ -241,17 +241,13 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         initArgs.Add("body");
     }
 
-    if (!result)
-    {
-        initArgs.Add(awaitable ? "awaited: true" : "awaited: false");
-    }
 
     sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
     if (awaitable)
     {
         // The token must be read before the behaviour is published: once enqueued it may run, complete and be reused.
-        sb.AppendLine($"        {returnType} completion = behaviour.Completion;");
+        sb.AppendLine($"        {returnType} completion = behaviour.{(result ? "Completion" : "VoidCompletion")};");
         sb.AppendLine("        Spawn(behaviour);");
         sb.AppendLine("        return completion;");
     }
@@ -268,14 +264,13 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 {
     bool result = body is BodyClass.Func or BodyClass.AsyncFunc;
     string cls = ClassName(shape, body, "TState");
-    string bodyType = BodyType(shape, body switch
+    string bodyType = BodyType(shape, KindOf(body), "TState");
+    string baseClass = body switch
     {
-        BodyClass.Action => Kind.Fire,
-        BodyClass.AsyncAction => Kind.FireAsync,
-        BodyClass.Func => Kind.Result,
-        _ => Kind.AsyncResult,
-    }, "TState");
-    string baseClass = result ? "ResultBehaviour<TResult>" : "CompletionBehaviour";
+        BodyClass.Action or BodyClass.AsyncAction => "FireAndForgetBehaviour",
+        BodyClass.AwaitedAction or BodyClass.AwaitedAsyncAction => "ResultBehaviour<bool>",
+        _ => "ResultBehaviour<TResult>",
+    };
 
     sb.AppendLine($"internal sealed class {cls} : {baseClass}");
     foreach (string t in shape.StateTypes)
@@ -302,10 +297,6 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     initParams.AddRange(shape.CownParameters.Select(p => p.Replace("IReadOnlyList<IAcquirable<TElement>> cowns", "IAcquirable<TElement>[] cowns")));
     initParams.Add($"{bodyType} body");
     initParams.Add("TState state");
-    if (!result)
-    {
-        initParams.Add("bool awaited");
-    }
 
     string capacity = shape.Dynamic ? $"{shape.Singles} + cowns.Length" : shape.Singles.ToString();
     sb.AppendLine($"    public void Init({string.Join(", ", initParams)})");
@@ -328,10 +319,6 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     sb.AppendLine("        _body = body;");
     sb.AppendLine("        _state = state;");
-    if (!result)
-    {
-        sb.AppendLine("        SetAwaited(awaited);");
-    }
 
     sb.AppendLine("    }");
     sb.AppendLine();
@@ -356,10 +343,12 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     switch (body)
     {
         case BodyClass.Action:
+        case BodyClass.AwaitedAction:
             sb.AppendLine($"        {call};");
             sb.AppendLine("        return null;");
             break;
         case BodyClass.AsyncAction:
+        case BodyClass.AwaitedAsyncAction:
         case BodyClass.AsyncFunc:
             sb.AppendLine($"        return {call} ?? throw NullTask();");
             break;
@@ -407,10 +396,22 @@ string ClassName(Shape shape, BodyClass body, string stateType)
 
 static BodyClass BodyClassOf(Kind kind) => kind switch
 {
-    Kind.Fire or Kind.Completion => BodyClass.Action,
-    Kind.FireAsync or Kind.CompletionAsync => BodyClass.AsyncAction,
+    Kind.Fire => BodyClass.Action,
+    Kind.FireAsync => BodyClass.AsyncAction,
+    Kind.Completion => BodyClass.AwaitedAction,
+    Kind.CompletionAsync => BodyClass.AwaitedAsyncAction,
     Kind.Result => BodyClass.Func,
     _ => BodyClass.AsyncFunc,
+};
+
+static Kind KindOf(BodyClass body) => body switch
+{
+    BodyClass.Action => Kind.Fire,
+    BodyClass.AsyncAction => Kind.FireAsync,
+    BodyClass.AwaitedAction => Kind.Completion,
+    BodyClass.AwaitedAsyncAction => Kind.CompletionAsync,
+    BodyClass.Func => Kind.Result,
+    _ => Kind.AsyncResult,
 };
 
 static string BodyType(Shape shape, Kind kind, string? stateType)
@@ -571,6 +572,8 @@ internal enum BodyClass
 {
     Action,
     AsyncAction,
+    AwaitedAction,
+    AwaitedAsyncAction,
     Func,
     AsyncFunc,
 }

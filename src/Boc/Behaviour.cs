@@ -86,8 +86,9 @@ namespace Boc;
 //   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
 //     at us only while we wait for readers, and is cleared before we are resolved.
 // So after Finish has passed on or left every slot, nothing points at the behaviour. A behaviour awaited through a
-// ValueTask returns to the pool only after the awaiter has taken its result (GetResult), so the ValueTask's token
-// (the completion core's version) can detect a second use. Debug builds also stamp links with a generation number
+// ValueTask returns to the pool only when both the delivering thread has finished setting the outcome and the awaiter
+// has taken it (GetResult), whichever is last; the reset then moves the ValueTask's token (the completion core's
+// version) on, so a second use of the ValueTask is detected. Debug builds also stamp links with a generation number
 // and check it (Slot.NextGeneration), and refuse any protocol step on a behaviour that sits in the pool.
 // =====================================================================================================================
 
@@ -549,8 +550,8 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     protected abstract Task? InvokeBody();
 
     /// <summary>
-    /// Delivers the outcome after the cowns are released. Returns true if an awaiter now owns the behaviour (it will
-    /// be recycled when the awaiter takes the result), false if it can be recycled at once.
+    /// Delivers the outcome after the cowns are released. Returns true if an awaiter still holds the behaviour (it
+    /// recycles it when it takes the result), false if the caller must recycle it now.
     /// </summary>
     protected abstract bool Deliver(Exception? error, Task? bodyTask);
 

@@ -3,84 +3,45 @@ using System.Threading.Tasks.Sources;
 namespace Boc;
 
 /// <summary>
-/// Base of behaviours whose body returns no value. Fire-and-forget behaviours send a body's exception to the runtime's
-/// handler and return to the pool when they finish. Awaited ones (<c>WhenAsync</c>) are their own
-/// <see cref="IValueTaskSource"/>: the <see cref="ValueTask"/> points at the behaviour, and the behaviour returns to the
-/// pool once the awaiter has taken the outcome, so no <see cref="Task"/> is allocated per behaviour.
+/// Base of fire-and-forget behaviours (<c>When</c>): a body's exception goes to the runtime's handler, and the
+/// behaviour returns to the pool as soon as it finishes. No completion state is carried, which keeps the object small.
 /// </summary>
-internal abstract class CompletionBehaviour : Behaviour, IValueTaskSource
+internal abstract class FireAndForgetBehaviour : Behaviour
 {
-    // RunContinuationsAsynchronously: the awaiter's continuation is queued, never run on the thread that is releasing
-    // cowns (a continuation that blocks there could hold the only worker that can run what it waits for).
-    private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = true };
-    private bool _awaited;
-
-    /// <summary>Gets the awaitable for this spawn. Read it before the behaviour is enqueued: afterwards it may already be reused.</summary>
-    internal ValueTask Completion => new(this, _core.Version);
-
-    protected void SetAwaited(bool awaited) => _awaited = awaited;
-
     protected sealed override bool Deliver(Exception? error, Task? bodyTask)
     {
-        if (!_awaited)
+        if (error is not null)
         {
-            if (error is not null)
-            {
-                Runtime.ReportUnhandled(error);
-            }
-
-            return false;
+            Runtime.ReportUnhandled(error);
         }
 
-        if (error is null)
-        {
-            _core.SetResult(true);
-        }
-        else
-        {
-            _core.SetException(error);
-        }
-
-        return true;
-    }
-
-    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
-
-    void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
-
-    void IValueTaskSource.GetResult(short token)
-    {
-        // Only the awaiter holding the current token, after completion, hands the behaviour back to the pool. A stale
-        // token (the ValueTask awaited twice) makes the core throw: the version check of the pooled source.
-        bool release = token == _core.Version && _core.GetStatus(token) != ValueTaskSourceStatus.Pending;
-        try
-        {
-            _core.GetResult(token);
-        }
-        finally
-        {
-            if (release)
-            {
-                _core.Reset();
-                Recycle();
-            }
-        }
+        return false;
     }
 }
 
 /// <summary>
-/// Base of behaviours whose body produces a value for an awaiting spawner; the behaviour is the
-/// <see cref="IValueTaskSource{TResult}"/> behind the returned <see cref="ValueTask{TResult}"/> (see
-/// <see cref="CompletionBehaviour"/>).
+/// Base of awaited behaviours (<c>WhenAsync</c>). The behaviour is itself the <see cref="IValueTaskSource{TResult}"/>
+/// (and, for bodies without a value, the <see cref="IValueTaskSource"/>) behind the returned awaitable, so no
+/// <see cref="Task"/> is allocated per behaviour; it returns to the pool once the awaiter has taken the outcome.
 /// </summary>
-internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<TResult>
+internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<TResult>, IValueTaskSource
 {
+    // RunContinuationsAsynchronously: the awaiter's continuation is queued, never run on the thread that is releasing
+    // cowns (a continuation that blocks there could hold the only worker that can run what it waits for).
     private ManualResetValueTaskSourceCore<TResult> _core = new() { RunContinuationsAsynchronously = true };
     private TResult? _result;
 
-    /// <summary>Gets the awaitable for this spawn. Read it before the behaviour is enqueued.</summary>
+    // Two parties must be done before the behaviour can be reused: the thread delivering the outcome, and the awaiter
+    // taking it. The awaiter can see the core completed while SetResult is still running on the delivering thread (the
+    // core publishes "completed" before it looks for a continuation); resetting and reusing the core at that moment
+    // would let the old SetResult run the next awaiter's continuation. Whoever finishes second resets and recycles.
+    private int _owners = 2;
+
+    /// <summary>Gets the awaitable for this spawn. Read it before the behaviour is enqueued: afterwards it may already be reused.</summary>
     internal ValueTask<TResult> Completion => new(this, _core.Version);
+
+    /// <summary>Gets the value-less awaitable for this spawn (for bodies without a result). Read it before enqueuing.</summary>
+    internal ValueTask VoidCompletion => new(this, _core.Version);
 
     protected void SetResult(TResult result) => _result = result;
 
@@ -92,22 +53,34 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         }
         else
         {
+            // An asynchronous body's value is in its task; a value-less asynchronous body leaves the default.
             TResult result = bodyTask is Task<TResult> valued ? valued.Result : _result!;
             _result = default;
             _core.SetResult(result);
         }
 
-        return true;
+        // True: the awaiter has not taken the outcome yet and will recycle. False: it already has, so we do.
+        return !ReleaseOwnership();
     }
 
     ValueTaskSourceStatus IValueTaskSource<TResult>.GetStatus(short token) => _core.GetStatus(token);
 
+    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
+
     void IValueTaskSource<TResult>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
         _core.OnCompleted(continuation, state, token, flags);
 
-    TResult IValueTaskSource<TResult>.GetResult(short token)
+    void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _core.OnCompleted(continuation, state, token, flags);
+
+    TResult IValueTaskSource<TResult>.GetResult(short token) => TakeResult(token);
+
+    void IValueTaskSource.GetResult(short token) => TakeResult(token);
+
+    private TResult TakeResult(short token)
     {
-        // See CompletionBehaviour.GetResult.
+        // Only the awaiter holding the current token, after completion, hands the behaviour back to the pool. A stale
+        // token (the ValueTask awaited twice) makes the core throw: the version check of the pooled source.
         bool release = token == _core.Version && _core.GetStatus(token) != ValueTaskSourceStatus.Pending;
         try
         {
@@ -115,11 +88,24 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         }
         finally
         {
-            if (release)
+            if (release && ReleaseOwnership())
             {
-                _core.Reset();
                 Recycle();
             }
         }
+    }
+
+    /// <summary>Gives up one party's hold; returns true (with the core reset) if the caller must recycle.</summary>
+    private bool ReleaseOwnership()
+    {
+        if (Interlocked.Decrement(ref _owners) != 0)
+        {
+            return false;
+        }
+
+        // Both parties are done: reset for the next use. Reset moves the version on, so stale ValueTasks are detected.
+        _owners = 2;
+        _core.Reset();
+        return true;
     }
 }

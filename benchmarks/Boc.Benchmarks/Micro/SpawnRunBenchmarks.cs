@@ -66,7 +66,13 @@ public class SpawnRunBenchmarks : TwoDispatchers
         countdown.Reset(N);
         for (int i = 0; i < N; i++)
         {
-            PoolRuntime.When(_cowns[i], _ => countdown.Signal());
+            // Captures the loop variable, as typical code does: a closure and a delegate per spawn.
+            int index = i;
+            PoolRuntime.When(_cowns[i], cell =>
+            {
+                cell.Value += index;
+                countdown.Signal();
+            });
         }
 
         countdown.Wait();

@@ -13,6 +13,8 @@ internal sealed class ThreadPoolDispatcher : IDispatcher
     {
     }
 
+    // preferLocal: a behaviour made ready on a pool thread (by a release or a spawn in a body) goes to that thread's
+    // local queue and usually runs next on the same core; from other threads it goes to the global queue anyway.
     public void Dispatch(Behaviour behaviour) =>
-        ThreadPool.UnsafeQueueUserWorkItem(behaviour, preferLocal: false);
+        ThreadPool.UnsafeQueueUserWorkItem(behaviour, preferLocal: true);
 }

@@ -7,17 +7,16 @@ using System.Runtime.CompilerServices;
 
 namespace Boc;
 
-internal sealed class ActionBehaviour<TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<TState> : FireAndForgetBehaviour
 {
     private Action<TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, Action<TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, Action<TState> body, TState state)
     {
         Prepare(runtime, 0);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -35,17 +34,16 @@ internal sealed class ActionBehaviour<TState> : CompletionBehaviour
     }
 }
 
-internal sealed class AsyncActionBehaviour<TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<TState> : FireAndForgetBehaviour
 {
     private Func<TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, Func<TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, Func<TState, Task> body, TState state)
     {
         Prepare(runtime, 0);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -59,6 +57,59 @@ internal sealed class AsyncActionBehaviour<TState> : CompletionBehaviour
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<TState> : ResultBehaviour<bool>
+{
+    private Action<TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, Action<TState> body, TState state)
+    {
+        Prepare(runtime, 0);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(_state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<TState> : ResultBehaviour<bool>
+{
+    private Func<TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, Func<TState, Task> body, TState state)
+    {
+        Prepare(runtime, 0);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(_state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Return(this);
     }
 }
 
@@ -115,21 +166,20 @@ internal sealed class AsyncFuncBehaviour<TState, TResult> : ResultBehaviour<TRes
     }
 }
 
-internal sealed class ActionBehaviour<T1, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, TState> : FireAndForgetBehaviour
     where T1 : class
 {
     private Cown? _c1;
     private Action<T1, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
     {
         Prepare(runtime, 1);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -148,21 +198,20 @@ internal sealed class ActionBehaviour<T1, TState> : CompletionBehaviour
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
     where T1 : class
 {
     private Cown? _c1;
     private Func<T1, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
     {
         Prepare(runtime, 1);
         _c1 = c1.Cown;
         AddRequest(_c1, c1.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -177,6 +226,69 @@ internal sealed class AsyncActionBehaviour<T1, TState> : CompletionBehaviour
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, TState> : ResultBehaviour<bool>
+    where T1 : class
+{
+    private Cown? _c1;
+    private Action<T1, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+    {
+        Prepare(runtime, 1);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<bool>
+    where T1 : class
+{
+    private Cown? _c1;
+    private Func<T1, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 1);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Return(this);
     }
 }
 
@@ -243,7 +355,7 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
 {
@@ -252,7 +364,7 @@ internal sealed class ActionBehaviour<T1, T2, TState> : CompletionBehaviour
     private Action<T1, T2, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
     {
         Prepare(runtime, 2);
         _c1 = c1.Cown;
@@ -261,7 +373,6 @@ internal sealed class ActionBehaviour<T1, T2, TState> : CompletionBehaviour
         AddRequest(_c2, c2.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -281,7 +392,7 @@ internal sealed class ActionBehaviour<T1, T2, TState> : CompletionBehaviour
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
 {
@@ -290,7 +401,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : CompletionBehaviour
     private Func<T1, T2, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
     {
         Prepare(runtime, 2);
         _c1 = c1.Cown;
@@ -299,7 +410,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : CompletionBehaviour
         AddRequest(_c2, c2.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -315,6 +425,79 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : CompletionBehaviour
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Action<T1, T2, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+    {
+        Prepare(runtime, 2);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Func<T1, T2, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 2);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Return(this);
     }
 }
 
@@ -391,7 +574,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -402,7 +585,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
     private Action<T1, T2, T3, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
     {
         Prepare(runtime, 3);
         _c1 = c1.Cown;
@@ -413,7 +596,6 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
         AddRequest(_c3, c3.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -434,7 +616,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -445,7 +627,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : CompletionBehav
     private Func<T1, T2, T3, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
     {
         Prepare(runtime, 3);
         _c1 = c1.Cown;
@@ -456,7 +638,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : CompletionBehav
         AddRequest(_c3, c3.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -473,6 +654,89 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : CompletionBehav
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, T3, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Action<T1, T2, T3, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+    {
+        Prepare(runtime, 3);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Func<T1, T2, T3, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 3);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Return(this);
     }
 }
 
@@ -559,7 +823,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBe
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -572,7 +836,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehavi
     private Action<T1, T2, T3, T4, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
     {
         Prepare(runtime, 4);
         _c1 = c1.Cown;
@@ -585,7 +849,6 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehavi
         AddRequest(_c4, c4.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -607,7 +870,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehavi
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -620,7 +883,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : CompletionB
     private Func<T1, T2, T3, T4, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
     {
         Prepare(runtime, 4);
         _c1 = c1.Cown;
@@ -633,7 +896,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : CompletionB
         AddRequest(_c4, c4.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -651,6 +913,99 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : CompletionB
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Action<T1, T2, T3, T4, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+    {
+        Prepare(runtime, 4);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Func<T1, T2, T3, T4, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 4);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
     }
 }
 
@@ -747,7 +1102,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : Resu
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -762,7 +1117,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBe
     private Action<T1, T2, T3, T4, T5, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
     {
         Prepare(runtime, 5);
         _c1 = c1.Cown;
@@ -777,7 +1132,6 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBe
         AddRequest(_c5, c5.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -800,7 +1154,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBe
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -815,7 +1169,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : Complet
     private Func<T1, T2, T3, T4, T5, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
     {
         Prepare(runtime, 5);
         _c1 = c1.Cown;
@@ -830,7 +1184,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : Complet
         AddRequest(_c5, c5.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -849,6 +1202,109 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : Complet
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Action<T1, T2, T3, T4, T5, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+    {
+        Prepare(runtime, 5);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Func<T1, T2, T3, T4, T5, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 5);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
     }
 }
 
@@ -955,7 +1411,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : 
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -972,7 +1428,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Completi
     private Action<T1, T2, T3, T4, T5, T6, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
     {
         Prepare(runtime, 6);
         _c1 = c1.Cown;
@@ -989,7 +1445,6 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Completi
         AddRequest(_c6, c6.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1013,7 +1468,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Completi
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1030,7 +1485,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Com
     private Func<T1, T2, T3, T4, T5, T6, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
     {
         Prepare(runtime, 6);
         _c1 = c1.Cown;
@@ -1047,7 +1502,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Com
         AddRequest(_c6, c6.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1067,6 +1521,119 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Com
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+    where T6 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Action<T1, T2, T3, T4, T5, T6, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+    {
+        Prepare(runtime, 6);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _c6 = c6.Cown;
+        AddRequest(_c6, c6.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+    where T6 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Func<T1, T2, T3, T4, T5, T6, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 6);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _c6 = c6.Cown;
+        AddRequest(_c6, c6.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
     }
 }
 
@@ -1183,7 +1750,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1202,7 +1769,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Comp
     private Action<T1, T2, T3, T4, T5, T6, T7, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
     {
         Prepare(runtime, 7);
         _c1 = c1.Cown;
@@ -1221,7 +1788,6 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Comp
         AddRequest(_c7, c7.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1246,7 +1812,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Comp
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1265,7 +1831,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
     private Func<T1, T2, T3, T4, T5, T6, T7, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
     {
         Prepare(runtime, 7);
         _c1 = c1.Cown;
@@ -1284,7 +1850,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
         AddRequest(_c7, c7.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1305,6 +1870,129 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+    where T6 : class
+    where T7 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Action<T1, T2, T3, T4, T5, T6, T7, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+    {
+        Prepare(runtime, 7);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _c6 = c6.Cown;
+        AddRequest(_c6, c6.IsReadOnly);
+        _c7 = c7.Cown;
+        AddRequest(_c7, c7.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+    where T6 : class
+    where T7 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Func<T1, T2, T3, T4, T5, T6, T7, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 7);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _c6 = c6.Cown;
+        AddRequest(_c6, c6.IsReadOnly);
+        _c7 = c7.Cown;
+        AddRequest(_c7, c7.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
     }
 }
 
@@ -1431,7 +2119,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TRe
     }
 }
 
-internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : CompletionBehaviour
+internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1452,7 +2140,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
     private Action<T1, T2, T3, T4, T5, T6, T7, T8, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
     {
         Prepare(runtime, 8);
         _c1 = c1.Cown;
@@ -1473,7 +2161,6 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
         AddRequest(_c8, c8.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1499,7 +2186,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
     }
 }
 
-internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : CompletionBehaviour
+internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where T3 : class
@@ -1520,7 +2207,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
     private Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
     {
         Prepare(runtime, 8);
         _c1 = c1.Cown;
@@ -1541,7 +2228,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
         AddRequest(_c8, c8.IsReadOnly);
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1563,6 +2249,139 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
         _state = default;
         ClearForPool();
         BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+    where T6 : class
+    where T7 : class
+    where T8 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Cown? _c8;
+    private Action<T1, T2, T3, T4, T5, T6, T7, T8, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+    {
+        Prepare(runtime, 8);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _c6 = c6.Cown;
+        AddRequest(_c6, c6.IsReadOnly);
+        _c7 = c7.Cown;
+        AddRequest(_c7, c7.IsReadOnly);
+        _c8 = c8.Cown;
+        AddRequest(_c8, c8.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _c8 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
+    }
+}
+
+internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where T3 : class
+    where T4 : class
+    where T5 : class
+    where T6 : class
+    where T7 : class
+    where T8 : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private Cown? _c3;
+    private Cown? _c4;
+    private Cown? _c5;
+    private Cown? _c6;
+    private Cown? _c7;
+    private Cown? _c8;
+    private Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 8);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _c3 = c3.Cown;
+        AddRequest(_c3, c3.IsReadOnly);
+        _c4 = c4.Cown;
+        AddRequest(_c4, c4.IsReadOnly);
+        _c5 = c5.Cown;
+        AddRequest(_c5, c5.IsReadOnly);
+        _c6 = c6.Cown;
+        AddRequest(_c6, c6.IsReadOnly);
+        _c7 = c7.Cown;
+        AddRequest(_c7, c7.IsReadOnly);
+        _c8 = c8.Cown;
+        AddRequest(_c8, c8.IsReadOnly);
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _c3 = null;
+        _c4 = null;
+        _c5 = null;
+        _c6 = null;
+        _c7 = null;
+        _c8 = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
     }
 }
 
@@ -1699,14 +2518,14 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState,
     }
 }
 
-internal sealed class DynamicActionBehaviour<TElement, TState> : CompletionBehaviour
+internal sealed class DynamicActionBehaviour<TElement, TState> : FireAndForgetBehaviour
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
     private Action<IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
         _cowns = cowns;
@@ -1716,7 +2535,6 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : CompletionBehav
         }
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1735,14 +2553,14 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : CompletionBehav
     }
 }
 
-internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : CompletionBehaviour
+internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndForgetBehaviour
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
     private Func<IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
         _cowns = cowns;
@@ -1752,7 +2570,6 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : Completion
         }
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1767,6 +2584,75 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : Completion
         _state = default;
         ClearForPool();
         BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Return(this);
+    }
+}
+
+internal sealed class DynamicAwaitedActionBehaviour<TElement, TState> : ResultBehaviour<bool>
+    where TElement : class
+{
+    private IAcquirable<TElement>[]? _cowns;
+    private Action<IReadOnlyList<TElement>, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+    {
+        Prepare(runtime, 0 + cowns.Length);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
+        {
+            AddRequest(cown.Cown, cown.IsReadOnly);
+        }
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(StatesOf(_cowns!), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Return(this);
+    }
+}
+
+internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : ResultBehaviour<bool>
+    where TElement : class
+{
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<IReadOnlyList<TElement>, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 0 + cowns.Length);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
+        {
+            AddRequest(cown.Cown, cown.IsReadOnly);
+        }
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Return(this);
     }
 }
 
@@ -1839,7 +2725,7 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
     }
 }
 
-internal sealed class DynamicActionBehaviour<T1, TElement, TState> : CompletionBehaviour
+internal sealed class DynamicActionBehaviour<T1, TElement, TState> : FireAndForgetBehaviour
     where T1 : class
     where TElement : class
 {
@@ -1848,7 +2734,7 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : CompletionB
     private Action<T1, IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = c1.Cown;
@@ -1860,7 +2746,6 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : CompletionB
         }
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1880,7 +2765,7 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : CompletionB
     }
 }
 
-internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : CompletionBehaviour
+internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAndForgetBehaviour
     where T1 : class
     where TElement : class
 {
@@ -1889,7 +2774,7 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : Comple
     private Func<T1, IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = c1.Cown;
@@ -1901,7 +2786,6 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : Comple
         }
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -1917,6 +2801,85 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : Comple
         _state = default;
         ClearForPool();
         BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Return(this);
+    }
+}
+
+internal sealed class DynamicAwaitedActionBehaviour<T1, TElement, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where TElement : class
+{
+    private Cown? _c1;
+    private IAcquirable<TElement>[]? _cowns;
+    private Action<T1, IReadOnlyList<TElement>, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+    {
+        Prepare(runtime, 1 + cowns.Length);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
+        {
+            AddRequest(cown.Cown, cown.IsReadOnly);
+        }
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Return(this);
+    }
+}
+
+internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where TElement : class
+{
+    private Cown? _c1;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, IReadOnlyList<TElement>, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 1 + cowns.Length);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
+        {
+            AddRequest(cown.Cown, cown.IsReadOnly);
+        }
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Return(this);
     }
 }
 
@@ -1999,7 +2962,7 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
     }
 }
 
-internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : CompletionBehaviour
+internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where TElement : class
@@ -2010,7 +2973,7 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : Complet
     private Action<T1, T2, IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = c1.Cown;
@@ -2024,7 +2987,6 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : Complet
         }
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -2045,7 +3007,7 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : Complet
     }
 }
 
-internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : CompletionBehaviour
+internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
     where TElement : class
@@ -2056,7 +3018,7 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Co
     private Func<T1, T2, IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, bool awaited)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = c1.Cown;
@@ -2070,7 +3032,6 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Co
         }
         _body = body;
         _state = state;
-        SetAwaited(awaited);
     }
 
     protected override Task? InvokeBody()
@@ -2087,6 +3048,95 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Co
         _state = default;
         ClearForPool();
         BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+    }
+}
+
+internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where TElement : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private IAcquirable<TElement>[]? _cowns;
+    private Action<T1, T2, IReadOnlyList<TElement>, TState>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+    {
+        Prepare(runtime, 2 + cowns.Length);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
+        {
+            AddRequest(cown.Cown, cown.IsReadOnly);
+        }
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!);
+        return null;
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+    }
+}
+
+internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> : ResultBehaviour<bool>
+    where T1 : class
+    where T2 : class
+    where TElement : class
+{
+    private Cown? _c1;
+    private Cown? _c2;
+    private IAcquirable<TElement>[]? _cowns;
+    private Func<T1, T2, IReadOnlyList<TElement>, TState, Task>? _body;
+    private TState? _state;
+
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+    {
+        Prepare(runtime, 2 + cowns.Length);
+        _c1 = c1.Cown;
+        AddRequest(_c1, c1.IsReadOnly);
+        _c2 = c2.Cown;
+        AddRequest(_c2, c2.IsReadOnly);
+        _cowns = cowns;
+        foreach (IAcquirable<TElement> cown in cowns)
+        {
+            AddRequest(cown.Cown, cown.IsReadOnly);
+        }
+        _body = body;
+        _state = state;
+    }
+
+    protected override Task? InvokeBody()
+    {
+        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+    }
+
+    protected override void Recycle()
+    {
+        _c1 = null;
+        _c2 = null;
+        _cowns = null;
+        _body = null;
+        _state = default;
+        ClearForPool();
+        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this);
     }
 }
 

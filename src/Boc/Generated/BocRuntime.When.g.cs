@@ -22,7 +22,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
-        behaviour.Init(this, static (f) => f(), body, awaited: false);
+        behaviour.Init(this, static (f) => f(), body);
         Spawn(behaviour);
     }
 
@@ -42,7 +42,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
-        behaviour.Init(this, body, state, awaited: false);
+        behaviour.Init(this, body, state);
         Spawn(behaviour);
     }
 
@@ -59,7 +59,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
-        behaviour.Init(this, static (f) => f(), body, awaited: false);
+        behaviour.Init(this, static (f) => f(), body);
         Spawn(behaviour);
     }
 
@@ -79,7 +79,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
-        behaviour.Init(this, body, state, awaited: false);
+        behaviour.Init(this, body, state);
         Spawn(behaviour);
     }
 
@@ -96,9 +96,9 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
-        behaviour.Init(this, static (f) => f(), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -119,9 +119,9 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
-        behaviour.Init(this, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -139,9 +139,9 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
-        behaviour.Init(this, static (f) => f(), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -162,9 +162,9 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
-        behaviour.Init(this, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -276,7 +276,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
-        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: false);
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         Spawn(behaviour);
     }
 
@@ -300,7 +300,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state, awaited: false);
+        behaviour.Init(this, c1, body, state);
         Spawn(behaviour);
     }
 
@@ -321,7 +321,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
-        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: false);
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         Spawn(behaviour);
     }
 
@@ -345,7 +345,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state, awaited: false);
+        behaviour.Init(this, c1, body, state);
         Spawn(behaviour);
     }
 
@@ -366,9 +366,9 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
-        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -393,9 +393,9 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -417,9 +417,9 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
-        behaviour.Init(this, c1, static (x1, f) => f(x1), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -444,9 +444,9 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -578,7 +578,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
-        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: false);
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         Spawn(behaviour);
     }
 
@@ -606,7 +606,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
-        behaviour.Init(this, c1, c2, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, body, state);
         Spawn(behaviour);
     }
 
@@ -631,7 +631,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: false);
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         Spawn(behaviour);
     }
 
@@ -659,7 +659,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
-        behaviour.Init(this, c1, c2, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, body, state);
         Spawn(behaviour);
     }
 
@@ -684,9 +684,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
-        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -715,9 +715,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
-        behaviour.Init(this, c1, c2, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -743,9 +743,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -774,9 +774,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
-        behaviour.Init(this, c1, c2, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -928,7 +928,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         Spawn(behaviour);
     }
 
@@ -960,7 +960,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, body, state);
         Spawn(behaviour);
     }
 
@@ -989,7 +989,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         Spawn(behaviour);
     }
 
@@ -1021,7 +1021,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, body, state);
         Spawn(behaviour);
     }
 
@@ -1050,9 +1050,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1085,9 +1085,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1117,9 +1117,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1152,9 +1152,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1326,7 +1326,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         Spawn(behaviour);
     }
 
@@ -1362,7 +1362,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
         Spawn(behaviour);
     }
 
@@ -1395,7 +1395,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         Spawn(behaviour);
     }
 
@@ -1431,7 +1431,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
         Spawn(behaviour);
     }
 
@@ -1464,9 +1464,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1503,9 +1503,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1539,9 +1539,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1578,9 +1578,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1772,7 +1772,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         Spawn(behaviour);
     }
 
@@ -1812,7 +1812,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         Spawn(behaviour);
     }
 
@@ -1849,7 +1849,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         Spawn(behaviour);
     }
 
@@ -1889,7 +1889,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         Spawn(behaviour);
     }
 
@@ -1926,9 +1926,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -1969,9 +1969,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2009,9 +2009,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2052,9 +2052,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2266,7 +2266,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         Spawn(behaviour);
     }
 
@@ -2310,7 +2310,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         Spawn(behaviour);
     }
 
@@ -2351,7 +2351,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         Spawn(behaviour);
     }
 
@@ -2395,7 +2395,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         Spawn(behaviour);
     }
 
@@ -2436,9 +2436,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2483,9 +2483,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2527,9 +2527,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2574,9 +2574,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -2808,7 +2808,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         Spawn(behaviour);
     }
 
@@ -2856,7 +2856,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         Spawn(behaviour);
     }
 
@@ -2901,7 +2901,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         Spawn(behaviour);
     }
 
@@ -2949,7 +2949,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         Spawn(behaviour);
     }
 
@@ -2994,9 +2994,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3045,9 +3045,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3093,9 +3093,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3144,9 +3144,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3398,7 +3398,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         Spawn(behaviour);
     }
 
@@ -3450,7 +3450,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         Spawn(behaviour);
     }
 
@@ -3499,7 +3499,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         Spawn(behaviour);
     }
 
@@ -3551,7 +3551,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         Spawn(behaviour);
     }
 
@@ -3600,9 +3600,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3655,9 +3655,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3707,9 +3707,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -3762,9 +3762,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
-        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4005,7 +4005,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
-        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: false);
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
         Spawn(behaviour);
     }
 
@@ -4030,7 +4030,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
-        behaviour.Init(this, list, body, state, awaited: false);
+        behaviour.Init(this, list, body, state);
         Spawn(behaviour);
     }
 
@@ -4052,7 +4052,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
-        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: false);
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
         Spawn(behaviour);
     }
 
@@ -4077,7 +4077,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
-        behaviour.Init(this, list, body, state, awaited: false);
+        behaviour.Init(this, list, body, state);
         Spawn(behaviour);
     }
 
@@ -4099,9 +4099,9 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
-        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4127,9 +4127,9 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
-        behaviour.Init(this, list, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4152,9 +4152,9 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
-        behaviour.Init(this, list, static (xs, f) => f(xs), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4180,9 +4180,9 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
-        behaviour.Init(this, list, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4319,7 +4319,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
-        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: false);
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         Spawn(behaviour);
     }
 
@@ -4348,7 +4348,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, list, body, state, awaited: false);
+        behaviour.Init(this, c1, list, body, state);
         Spawn(behaviour);
     }
 
@@ -4374,7 +4374,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
-        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: false);
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         Spawn(behaviour);
     }
 
@@ -4403,7 +4403,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, list, body, state, awaited: false);
+        behaviour.Init(this, c1, list, body, state);
         Spawn(behaviour);
     }
 
@@ -4429,9 +4429,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
-        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4461,9 +4461,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, list, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4490,9 +4490,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
-        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4522,9 +4522,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, list, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4681,7 +4681,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
-        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: false);
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         Spawn(behaviour);
     }
 
@@ -4714,7 +4714,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, c2, list, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, list, body, state);
         Spawn(behaviour);
     }
 
@@ -4744,7 +4744,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: false);
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         Spawn(behaviour);
     }
 
@@ -4777,7 +4777,7 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, c2, list, body, state, awaited: false);
+        behaviour.Init(this, c1, c2, list, body, state);
         Spawn(behaviour);
     }
 
@@ -4807,9 +4807,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
-        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4843,9 +4843,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, c2, list, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4876,9 +4876,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
-        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
@@ -4912,9 +4912,9 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
-        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
-        behaviour.Init(this, c1, c2, list, body, state, awaited: true);
-        ValueTask completion = behaviour.Completion;
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
         return completion;
     }
