@@ -54,8 +54,13 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private readonly BocSynchronizationContext _context;
 
     // Workers registered as going to sleep (or asleep) that no waker has claimed yet. Each claim is paired with one
-    // Release of _wake, so every registered sleeper consumes exactly one permit.
-    private int _sleepers;
+    // Release of _wake, so every registered sleeper consumes exactly one permit. Written only when workers go idle or
+    // wake, but read by every enqueue: kept apart from the fields the hot path reads.
+    private PaddedCounter _idle;
+
+    // Workers spinning in search of work. While one spins, an enqueue need not wake a sleeper (a futex call): the
+    // spinner will find the item, or see it in its re-check before it parks.
+    private PaddedCounter _spinning;
     private volatile bool _stopping;
     private int _terminated;
     private int _disposed;
@@ -96,7 +101,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     internal IEnumerable<Thread> Threads => _workers.Select(w => w.Thread);
 
     /// <summary>Gets how many workers are parked or about to park (for tests of idle/burst cycles).</summary>
-    internal int Sleepers => Volatile.Read(ref _sleepers);
+    internal int Sleepers => (int)Volatile.Read(ref _idle.Value);
 
     /// <summary>Gets whether the calling thread is one of this scheduler's workers.</summary>
     internal bool IsWorkerThread => t_worker?.Scheduler == this;
@@ -222,12 +227,17 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private void WakeOne()
     {
         // The Enqueue before this call is a full fence (ConcurrentQueue uses interlocked operations), and a worker
-        // registers as a sleeper with an interlocked increment before re-checking the queues: so either we see its
-        // registration here, or it sees our item in its re-check. No wake-up is lost.
-        int sleepers = Volatile.Read(ref _sleepers);
+        // stops spinning and registers as a sleeper with interlocked operations before re-checking the queues: so
+        // either we see it spinning or registered here, or it sees our item in its re-check. No wake-up is lost.
+        if (Volatile.Read(ref _spinning.Value) > 0)
+        {
+            return;
+        }
+
+        long sleepers = Volatile.Read(ref _idle.Value);
         while (sleepers > 0)
         {
-            int seen = Interlocked.CompareExchange(ref _sleepers, sleepers - 1, sleepers);
+            long seen = Interlocked.CompareExchange(ref _idle.Value, sleepers - 1, sleepers);
             if (seen == sleepers)
             {
                 _wake.Release();
@@ -354,15 +364,25 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private bool WaitForWork(Worker self)
     {
         var spin = default(SpinWait);
+        Interlocked.Increment(ref _spinning.Value);
         for (int i = 0; i < SpinIterations; i++)
         {
             if (HasQueuedWork())
             {
+                // The last spinner to find work wakes a sleeper, if any, to take over the spinning: otherwise enqueues
+                // made while we spun (which woke nobody) could leave a backlog to this one worker.
+                if (Interlocked.Decrement(ref _spinning.Value) == 0)
+                {
+                    WakeOne();
+                }
+
                 return true;
             }
 
             spin.SpinOnce(sleep1Threshold: -1);
         }
+
+        Interlocked.Decrement(ref _spinning.Value);
 
         self.NextRuns = 0;
         if (_stopping)
@@ -371,7 +391,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
 
         // Register, then re-check (see WakeOne for why this order loses no wake-up).
-        Interlocked.Increment(ref _sleepers);
+        Interlocked.Increment(ref _idle.Value);
         if (HasQueuedWork() || _stopping)
         {
             CancelSleep();
@@ -390,10 +410,10 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// <summary>Withdraws a sleeper registration; if a waker already claimed it, consumes the permit it released.</summary>
     private void CancelSleep()
     {
-        int sleepers = Volatile.Read(ref _sleepers);
+        long sleepers = Volatile.Read(ref _idle.Value);
         while (sleepers > 0)
         {
-            int seen = Interlocked.CompareExchange(ref _sleepers, sleepers - 1, sleepers);
+            long seen = Interlocked.CompareExchange(ref _idle.Value, sleepers - 1, sleepers);
             if (seen == sleepers)
             {
                 return;
