@@ -1,0 +1,61 @@
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Diagnosers;
+using BenchmarkDotNet.Engines;
+using BenchmarkDotNet.Jobs;
+
+namespace Boc.Benchmarks.Savina;
+
+/// <summary>
+/// Whole-program settings: each invocation is one full Savina run (Monitoring strategy: no pilot, one invocation per
+/// iteration, set-up in [IterationSetup], excluded from the time), allocations measured, actor-style as the baseline of
+/// its full-BoC twin.
+/// </summary>
+public sealed class SavinaConfig : ManualConfig
+{
+    public SavinaConfig()
+    {
+        AddJob(Job.Default
+            .WithStrategy(RunStrategy.Monitoring)
+            .WithLaunchCount(1)
+            .WithWarmupCount(2)
+            .WithIterationCount(SavinaBenchmarkBase.SizeFromEnvironment() == SavinaSize.Paper ? 10 : 8));
+        AddDiagnoser(MemoryDiagnoser.Default);
+        Options |= ConfigOptions.JoinSummary;
+    }
+}
+
+/// <summary>
+/// Base of the Savina BenchmarkDotNet classes: one runtime per process (dispatcher from <c>BOC_DISPATCHER</c>, size from
+/// <c>SAVINA_SIZE</c>; both are environment variables, so BenchmarkDotNet's child processes see them).
+/// </summary>
+[Config(typeof(SavinaConfig))]
+public abstract class SavinaBenchmarkBase
+{
+    protected BocRuntime Runtime { get; private set; } = null!;
+
+    protected SavinaSize Size { get; } = SizeFromEnvironment();
+
+    public static SavinaSize SizeFromEnvironment() =>
+        Enum.TryParse(Environment.GetEnvironmentVariable("SAVINA_SIZE"), ignoreCase: true, out SavinaSize size) ? size : SavinaSize.Paper;
+
+    public static BocDispatcher DispatcherFromEnvironment() =>
+        Enum.TryParse(Environment.GetEnvironmentVariable("BOC_DISPATCHER"), ignoreCase: true, out BocDispatcher dispatcher)
+            ? dispatcher
+            : new BocRuntimeOptions().Dispatcher;
+
+    [GlobalSetup]
+    public void CreateRuntime() =>
+        Runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = DispatcherFromEnvironment() });
+
+    [GlobalCleanup]
+    public void DisposeRuntime() => Runtime.Dispose();
+
+    /// <summary>Builds <paramref name="run"/> on this class's runtime (call from an [IterationSetup]).</summary>
+    protected T Prepare<T>(T run)
+        where T : SavinaRun
+    {
+        run.Setup(Runtime);
+        return run;
+    }
+}
