@@ -7,22 +7,8 @@ namespace Boc.Tests;
 /// paper uses it to show. Orders are checked with a logical clock stamped at the start and end of every body; examples
 /// whose outcome depends on scheduling are repeated.
 /// </summary>
-public abstract class PaperExamplesTests : IAsyncLifetime
+public abstract class PaperExamplesTests(BocDispatcher dispatcher) : DispatcherTests(dispatcher)
 {
-    private readonly BocRuntime _runtime;
-
-    protected PaperExamplesTests(BocDispatcher dispatcher)
-    {
-        Dispatcher = dispatcher;
-        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
-    }
-
-    protected BocDispatcher Dispatcher { get; }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync() => await _runtime.DisposeAsync();
-
     private sealed class Account(long balance)
     {
         public long Balance { get; set; } = balance;
@@ -65,19 +51,19 @@ public abstract class PaperExamplesTests : IAsyncLifetime
     // Listing 2: withdraw and deposit as two single-cown behaviours.
     private void TransferListing2(Cown<Account> src, Cown<Account> dst, long amount)
     {
-        _runtime.When(src, s => { s.Balance -= amount; s.History.Add($"withdraw {amount}"); });
-        _runtime.When(dst, d => { d.Balance += amount; d.History.Add($"deposit {amount}"); });
+        Runtime.When(src, s => { s.Balance -= amount; s.History.Add($"withdraw {amount}"); });
+        Runtime.When(dst, d => { d.Balance += amount; d.History.Add($"deposit {amount}"); });
     }
 
     // Listing 3: deposit only if the withdrawal succeeded, spawned from inside the withdrawing behaviour.
     private void TransferListing3(Cown<Account> src, Cown<Account> dst, long amount)
     {
-        _runtime.When(src, s =>
+        Runtime.When(src, s =>
         {
             if (s.Balance >= amount)
             {
                 s.Balance -= amount;
-                _runtime.When(dst, d => d.Balance += amount);
+                Runtime.When(dst, d => d.Balance += amount);
             }
         });
     }
@@ -85,7 +71,7 @@ public abstract class PaperExamplesTests : IAsyncLifetime
     // Listing 5: one behaviour on both accounts.
     private void TransferListing5(Cown<Account> src, Cown<Account> dst, long amount)
     {
-        _runtime.When(src, dst, (s, d) =>
+        Runtime.When(src, dst, (s, d) =>
         {
             if (s.Balance >= amount && !s.Frozen && !d.Frozen)
             {
@@ -96,7 +82,7 @@ public abstract class PaperExamplesTests : IAsyncLifetime
     }
 
     private async Task<long> BalanceOf(Cown<Account> account) =>
-        await _runtime.WhenAsync(Cown.Read(account), a => a.Balance).Guard();
+        await Runtime.WhenAsync(Cown.Read(account), a => a.Balance).Guard();
 
     [Fact]
     public async Task Listing1And2_TransferMovesMoneyAndAliasedWithdrawRunsBeforeDeposit()
@@ -114,7 +100,7 @@ public abstract class PaperExamplesTests : IAsyncLifetime
             TransferListing2(same, same, i);
         }
 
-        List<string> history = await _runtime.WhenAsync(same, a => a.History.ToList()).Guard();
+        List<string> history = await Runtime.WhenAsync(same, a => a.History.ToList()).Guard();
         Assert.Equal(Enumerable.Range(0, 200).SelectMany(i => new[] { $"withdraw {i}", $"deposit {i}" }), history);
     }
 
@@ -125,7 +111,7 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         var poor = new Cown<Account>(new Account(10));
         TransferListing3(rich, poor, 40); // succeeds
         TransferListing3(poor, rich, 60); // poor has 50 now, so this is refused and nothing is deposited
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal(10, await BalanceOf(rich));
         Assert.Equal(50, await BalanceOf(poor));
     }
@@ -156,7 +142,7 @@ public abstract class PaperExamplesTests : IAsyncLifetime
             }
         });
         await Task.WhenAll(forward, backward).Guard();
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
 
         // Every transfer had enough funds, so each side moved exactly 20,000 x (1 + 1) one way and x (2 + 2) back.
         Assert.Equal(1_000_000 - 40_000 + 80_000, await BalanceOf(a));
@@ -172,13 +158,13 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         for (int i = 0; i < 5_000; i++)
         {
             TransferListing5(src, dst, 7);
-            _runtime.When(Cown.Read(src), Cown.Read(dst), (s, d) => observedTotals.Add(s.Balance + d.Balance));
+            Runtime.When(Cown.Read(src), Cown.Read(dst), (s, d) => observedTotals.Add(s.Balance + d.Balance));
         }
 
         // A frozen account refuses transfers.
-        _runtime.When(dst, d => d.Frozen = true);
+        Runtime.When(dst, d => d.Frozen = true);
         TransferListing5(src, dst, 1);
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
 
         Assert.All(observedTotals, total => Assert.Equal(1_000_000, total));
         Assert.Equal(5_000, observedTotals.Count);
@@ -193,9 +179,9 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         {
             var timeline = new Timeline();
             var s = Enumerable.Range(0, 4).Select(_ => new Cown<Account>(new Account(100))).ToArray();
-            _runtime.When(s[0], s[1], (_, _) => timeline.Run("first", () => Thread.SpinWait(200)));
-            _runtime.When(s[1], s[3], (_, _) => timeline.Mark("second"));
-            await _runtime.WaitForQuiescenceAsync().Guard();
+            Runtime.When(s[0], s[1], (_, _) => timeline.Run("first", () => Thread.SpinWait(200)));
+            Runtime.When(s[1], s[3], (_, _) => timeline.Mark("second"));
+            await Runtime.WaitForQuiescenceAsync().Guard();
             timeline.AssertBefore("first", "second", iteration);
         }
     }
@@ -207,8 +193,8 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         // reach the barrier together, which is only possible if they run at the same time.
         var s = Enumerable.Range(0, 4).Select(_ => new Cown<Account>(new Account(100))).ToArray();
         using var barrier = new Barrier(2);
-        ValueTask<bool> first = _runtime.WhenAsync(s[0], s[1], (_, _) => barrier.SignalAndWait(Progress.Limit));
-        ValueTask<bool> second = _runtime.WhenAsync(s[2], s[3], (_, _) => barrier.SignalAndWait(Progress.Limit));
+        ValueTask<bool> first = Runtime.WhenAsync(s[0], s[1], (_, _) => barrier.SignalAndWait(Progress.Limit));
+        ValueTask<bool> second = Runtime.WhenAsync(s[2], s[3], (_, _) => barrier.SignalAndWait(Progress.Limit));
         Assert.True(await first.Guard(), "the first transfer never met the second");
         Assert.True(await second.Guard(), "the second transfer never met the first");
     }
@@ -224,9 +210,9 @@ public abstract class PaperExamplesTests : IAsyncLifetime
             var s2 = new Cown<Account>(new Account(100));
             var s4 = new Cown<Account>(new Account(100));
             Cown<Account> s3 = s1;
-            _runtime.When(s1, s2, (_, _) => timeline.Run("first", () => Thread.SpinWait(200)));
-            _runtime.When(s3, s4, (_, _) => timeline.Mark("second"));
-            await _runtime.WaitForQuiescenceAsync().Guard();
+            Runtime.When(s1, s2, (_, _) => timeline.Run("first", () => Thread.SpinWait(200)));
+            Runtime.When(s3, s4, (_, _) => timeline.Mark("second"));
+            await Runtime.WaitForQuiescenceAsync().Guard();
             timeline.AssertBefore("first", "second", iteration);
         }
     }
@@ -241,13 +227,13 @@ public abstract class PaperExamplesTests : IAsyncLifetime
             var log = new Cown<OutStream>(new OutStream());
 
             // b0 is this loop body; b1..b7 as in the paper.
-            _runtime.When(log, l => l.Log("begin"));                                        // b1
-            _runtime.When(src, s => { Thread.SpinWait(s.GetHashCode() & 63); _runtime.When(log, l => l.Log("deposit")); });  // b2, b3
-            _runtime.When(dst, d => { d.Frozen = true; _runtime.When(log, l => l.Log("freeze")); });                     // b4, b5
-            _runtime.When(src, dst, (s, d) => _runtime.When(log, l => l.Log("transfer")));  // b6, b7
+            Runtime.When(log, l => l.Log("begin"));                                        // b1
+            Runtime.When(src, s => { Thread.SpinWait(s.GetHashCode() & 63); Runtime.When(log, l => l.Log("deposit")); });  // b2, b3
+            Runtime.When(dst, d => { d.Frozen = true; Runtime.When(log, l => l.Log("freeze")); });                     // b4, b5
+            Runtime.When(src, dst, (s, d) => Runtime.When(log, l => l.Log("transfer")));  // b6, b7
 
-            await _runtime.WaitForQuiescenceAsync().Guard();
-            List<string> lines = await _runtime.WhenAsync(log, l => l.Lines.ToList()).Guard();
+            await Runtime.WaitForQuiescenceAsync().Guard();
+            List<string> lines = await Runtime.WhenAsync(log, l => l.Lines.ToList()).Guard();
 
             // begin < deposit < transfer and begin < freeze < transfer; deposit and freeze are unordered.
             Assert.True(lines.Count == 4 && lines[0] == "begin" && lines[3] == "transfer", $"iteration {iteration}: {string.Join(", ", lines)}");
@@ -262,11 +248,11 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         {
             var timeline = new Timeline();
             var f = Enumerable.Range(0, 4).Select(_ => new Cown<Account>(new Account(0))).ToArray();
-            _runtime.When(f[0], f[1], (_, _) => timeline.Run("b1", () => Thread.SpinWait(100)));
-            _runtime.When(f[1], f[2], (_, _) => timeline.Run("b2", () => Thread.SpinWait(100)));
-            _runtime.When(f[2], f[3], (_, _) => timeline.Run("b3", () => Thread.SpinWait(100)));
-            _runtime.When(f[3], f[0], (_, _) => timeline.Mark("b4"));
-            await _runtime.WaitForQuiescenceAsync().Guard();
+            Runtime.When(f[0], f[1], (_, _) => timeline.Run("b1", () => Thread.SpinWait(100)));
+            Runtime.When(f[1], f[2], (_, _) => timeline.Run("b2", () => Thread.SpinWait(100)));
+            Runtime.When(f[2], f[3], (_, _) => timeline.Run("b3", () => Thread.SpinWait(100)));
+            Runtime.When(f[3], f[0], (_, _) => timeline.Mark("b4"));
+            await Runtime.WaitForQuiescenceAsync().Guard();
             timeline.AssertBefore("b1", "b2", iteration);
             timeline.AssertBefore("b2", "b3", iteration);
             timeline.AssertBefore("b3", "b4", iteration);
@@ -280,11 +266,11 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         {
             var timeline = new Timeline();
             var f = Enumerable.Range(0, 4).Select(_ => new Cown<Account>(new Account(0))).ToArray();
-            _runtime.When(f[0], f[1], (_, _) => timeline.Run("b1", () => Thread.SpinWait(100)));
-            _runtime.When(f[2], f[3], (_, _) => timeline.Run("b3", () => Thread.SpinWait(100)));
-            _runtime.When(f[1], f[2], (_, _) => timeline.Run("b2", () => Thread.SpinWait(100)));
-            _runtime.When(f[3], f[0], (_, _) => timeline.Mark("b4"));
-            await _runtime.WaitForQuiescenceAsync().Guard();
+            Runtime.When(f[0], f[1], (_, _) => timeline.Run("b1", () => Thread.SpinWait(100)));
+            Runtime.When(f[2], f[3], (_, _) => timeline.Run("b3", () => Thread.SpinWait(100)));
+            Runtime.When(f[1], f[2], (_, _) => timeline.Run("b2", () => Thread.SpinWait(100)));
+            Runtime.When(f[3], f[0], (_, _) => timeline.Mark("b4"));
+            await Runtime.WaitForQuiescenceAsync().Guard();
             timeline.AssertBefore("b1", "b2", iteration);
             timeline.AssertBefore("b3", "b2", iteration);
             timeline.AssertBefore("b1", "b4", iteration);
@@ -296,11 +282,11 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         using var firstPair = new Barrier(2);
         using var secondPair = new Barrier(2);
         var met = new ConcurrentBag<bool>();
-        _runtime.When(forks[0], forks[1], (_, _) => met.Add(firstPair.SignalAndWait(Progress.Limit)));
-        _runtime.When(forks[2], forks[3], (_, _) => met.Add(firstPair.SignalAndWait(Progress.Limit)));
-        _runtime.When(forks[1], forks[2], (_, _) => met.Add(secondPair.SignalAndWait(Progress.Limit)));
-        _runtime.When(forks[3], forks[0], (_, _) => met.Add(secondPair.SignalAndWait(Progress.Limit)));
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        Runtime.When(forks[0], forks[1], (_, _) => met.Add(firstPair.SignalAndWait(Progress.Limit)));
+        Runtime.When(forks[2], forks[3], (_, _) => met.Add(firstPair.SignalAndWait(Progress.Limit)));
+        Runtime.When(forks[1], forks[2], (_, _) => met.Add(secondPair.SignalAndWait(Progress.Limit)));
+        Runtime.When(forks[3], forks[0], (_, _) => met.Add(secondPair.SignalAndWait(Progress.Limit)));
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal([true, true, true, true], met.ToArray());
     }
 
@@ -311,13 +297,13 @@ public abstract class PaperExamplesTests : IAsyncLifetime
         {
             var timeline = new Timeline();
             var c = Enumerable.Range(0, 4).Select(_ => new Cown<Account>(new Account(0))).ToArray();
-            _runtime.When(c[0], _ => timeline.Run("b0", () => Thread.SpinWait(50)));
-            _runtime.When(c[2], _ => timeline.Run("b1", () => Thread.SpinWait(50)));
-            _runtime.When(c[0], c[1], (_, _) => timeline.Run("b2", () => Thread.SpinWait(50)));
-            _runtime.When(c[0], _ => timeline.Mark("b3"));
-            _runtime.When(c[1], c[2], (_, _) => timeline.Run("b4", () => Thread.SpinWait(50)));
-            _runtime.When(c[2], _ => timeline.Mark("b5"));
-            await _runtime.WaitForQuiescenceAsync().Guard();
+            Runtime.When(c[0], _ => timeline.Run("b0", () => Thread.SpinWait(50)));
+            Runtime.When(c[2], _ => timeline.Run("b1", () => Thread.SpinWait(50)));
+            Runtime.When(c[0], c[1], (_, _) => timeline.Run("b2", () => Thread.SpinWait(50)));
+            Runtime.When(c[0], _ => timeline.Mark("b3"));
+            Runtime.When(c[1], c[2], (_, _) => timeline.Run("b4", () => Thread.SpinWait(50)));
+            Runtime.When(c[2], _ => timeline.Mark("b5"));
+            await Runtime.WaitForQuiescenceAsync().Guard();
 
             // The edges of the paper's Figure 2.
             timeline.AssertBefore("b0", "b2", iteration);

@@ -2,22 +2,8 @@ using System.Collections.Concurrent;
 
 namespace Boc.Tests;
 
-public abstract class ReadOnlyTests : IAsyncLifetime
+public abstract class ReadOnlyTests(BocDispatcher dispatcher) : DispatcherTests(dispatcher)
 {
-    private readonly BocRuntime _runtime;
-
-    protected ReadOnlyTests(BocDispatcher dispatcher)
-    {
-        Dispatcher = dispatcher;
-        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
-    }
-
-    protected BocDispatcher Dispatcher { get; }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync() => await _runtime.DisposeAsync();
-
     private sealed class Box
     {
         public int Value;
@@ -32,8 +18,8 @@ public abstract class ReadOnlyTests : IAsyncLifetime
         // Each reader waits at a barrier for the other: they can only both get through if they overlap.
         var box = new Cown<Box>(new Box());
         using var barrier = new Barrier(2);
-        ValueTask<bool> first = _runtime.WhenAsync(Cown.Read(box), _ => barrier.SignalAndWait(Progress.Limit));
-        ValueTask<bool> second = _runtime.WhenAsync(Cown.Read(box), _ => barrier.SignalAndWait(Progress.Limit));
+        ValueTask<bool> first = Runtime.WhenAsync(Cown.Read(box), _ => barrier.SignalAndWait(Progress.Limit));
+        ValueTask<bool> second = Runtime.WhenAsync(Cown.Read(box), _ => barrier.SignalAndWait(Progress.Limit));
         Assert.True(await first.Guard());
         Assert.True(await second.Guard());
     }
@@ -48,7 +34,7 @@ public abstract class ReadOnlyTests : IAsyncLifetime
         {
             if (i % 5 == 0)
             {
-                _runtime.When(box, b =>
+                Runtime.When(box, b =>
                 {
                     if (Interlocked.CompareExchange(ref b.Occupancy, -1, 0) != 0)
                     {
@@ -65,7 +51,7 @@ public abstract class ReadOnlyTests : IAsyncLifetime
                 // Readers spawned after the k-th writer must see exactly k writes: not fewer (ordered after it), not
                 // more (the next writer waits for them).
                 int writesBefore = (i / 5) + 1;
-                _runtime.When(Cown.Read(box), b =>
+                Runtime.When(Cown.Read(box), b =>
                 {
                     if (Interlocked.Increment(ref b.Occupancy) <= 0)
                     {
@@ -79,7 +65,7 @@ public abstract class ReadOnlyTests : IAsyncLifetime
             }
         }
 
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Empty(violations);
         Assert.Equal(16_000, seen.Count);
         Assert.All(seen, s => Assert.Equal(s.Expected, s.Seen));
@@ -126,7 +112,7 @@ public abstract class ReadOnlyTests : IAsyncLifetime
                 bool writeY = random.Next(8) == 0;
                 IAcquirable<Box> a = writeX ? boxes[x] : Cown.Read(boxes[x]);
                 IAcquirable<Box> b = writeY ? boxes[y] : Cown.Read(boxes[y]);
-                _runtime.When(a, b, (bx, by) =>
+                Runtime.When(a, b, (bx, by) =>
                 {
                     Enter(bx, writeX);
                     Enter(by, writeY);
@@ -143,12 +129,12 @@ public abstract class ReadOnlyTests : IAsyncLifetime
         })).ToArray();
 
         await Task.WhenAll(spawners).Guard();
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Empty(violations);
         int total = 0;
         foreach (Cown<Box> box in boxes)
         {
-            total += await _runtime.WhenAsync(Cown.Read(box), b => b.Value).Guard();
+            total += await Runtime.WhenAsync(Cown.Read(box), b => b.Value).Guard();
         }
 
         Assert.Equal(Interlocked.Read(ref writes), total);

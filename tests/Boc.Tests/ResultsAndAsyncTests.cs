@@ -2,22 +2,8 @@ using System.Collections.Concurrent;
 
 namespace Boc.Tests;
 
-public abstract class ResultsAndAsyncTests : IAsyncLifetime
+public abstract class ResultsAndAsyncTests(BocDispatcher dispatcher) : DispatcherTests(dispatcher)
 {
-    private readonly BocRuntime _runtime;
-
-    protected ResultsAndAsyncTests(BocDispatcher dispatcher)
-    {
-        Dispatcher = dispatcher;
-        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
-    }
-
-    protected BocDispatcher Dispatcher { get; }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync() => await _runtime.DisposeAsync();
-
     private sealed class Account
     {
         public long Balance;
@@ -31,10 +17,10 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
         var account = new Cown<Account>(new Account());
         for (int i = 0; i < 1_000; i++)
         {
-            _runtime.When(account, a => a.Balance++);
+            Runtime.When(account, a => a.Balance++);
         }
 
-        Assert.Equal(1_000, await _runtime.WhenAsync(Cown.Read(account), a => a.Balance).Guard());
+        Assert.Equal(1_000, await Runtime.WhenAsync(Cown.Read(account), a => a.Balance).Guard());
     }
 
     private static long Refuse(Account account) => throw new InvalidOperationException("refused");
@@ -44,26 +30,26 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
     {
         var account = new Cown<Account>(new Account());
         var error = await Assert.ThrowsAsync<InvalidOperationException>(async () =>
-            await _runtime.WhenAsync(account, Refuse).Guard());
+            await Runtime.WhenAsync(account, Refuse).Guard());
         Assert.Equal("refused", error.Message);
 
         await Assert.ThrowsAsync<FormatException>(async () =>
-            await _runtime.WhenAsync<Account, int>(account, async _ => { await Task.Yield(); throw new FormatException(); }).Guard());
+            await Runtime.WhenAsync<Account, int>(account, async _ => { await Task.Yield(); throw new FormatException(); }).Guard());
 
-        Assert.Equal(1, await _runtime.WhenAsync(account, a => ++a.Balance).Guard());
+        Assert.Equal(1, await Runtime.WhenAsync(account, a => ++a.Balance).Guard());
     }
 
     [Fact]
     public async Task CompletionForm_CompletesAfterTheBodyAndReportsCancellation()
     {
         var account = new Cown<Account>(new Account());
-        await _runtime.WhenAsync(account, a => { a.Balance = 5; }).Guard();
-        Assert.Equal(5, await _runtime.WhenAsync(account, a => a.Balance).Guard());
+        await Runtime.WhenAsync(account, a => { a.Balance = 5; }).Guard();
+        Assert.Equal(5, await Runtime.WhenAsync(account, a => a.Balance).Guard());
 
         using var cts = new CancellationTokenSource();
         await cts.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () =>
-            await _runtime.WhenAsync(account, _ => Task.FromCanceled(cts.Token)).Guard());
+            await Runtime.WhenAsync(account, _ => Task.FromCanceled(cts.Token)).Guard());
     }
 
     [Fact]
@@ -76,7 +62,7 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
         var bodies = new List<Task>();
         for (int i = 0; i < 200; i++)
         {
-            bodies.Add(_runtime.WhenAsync(account, async a =>
+            bodies.Add(Runtime.WhenAsync(account, async a =>
             {
                 a.Pending = 10;
                 await Task.Delay(1);
@@ -84,23 +70,23 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
                 a.Balance += a.Pending;
                 a.Pending = 0;
             }).AsTask());
-            _runtime.When(Cown.Read(account), a => observed.Enqueue(a.Pending));
-            _runtime.When(account, a => observed.Enqueue(a.Pending));
+            Runtime.When(Cown.Read(account), a => observed.Enqueue(a.Pending));
+            Runtime.When(account, a => observed.Enqueue(a.Pending));
         }
 
         await Task.WhenAll(bodies).Guard();
 
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal(400, observed.Count);
         Assert.All(observed, pending => Assert.Equal(0, pending));
-        Assert.Equal(2_000, await _runtime.WhenAsync(account, a => a.Balance).Guard());
+        Assert.Equal(2_000, await Runtime.WhenAsync(account, a => a.Balance).Guard());
     }
 
     [Fact]
     public async Task AsyncResult_AwaitsTheBodysTask()
     {
         var account = new Cown<Account>(new Account { Balance = 41 });
-        long value = await _runtime.WhenAsync(account, async a =>
+        long value = await Runtime.WhenAsync(account, async a =>
         {
             await Task.Yield();
             return ++a.Balance;
@@ -135,13 +121,13 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
             for (int i = 0; i < 20_000; i++)
             {
                 long expected = (client * 1_000_000L) + i;
-                long got = await _runtime.WhenAsync(cowns[i % cowns.Length], static (a, n) => { a.Balance++; return n; }, expected);
+                long got = await Runtime.WhenAsync(cowns[i % cowns.Length], static (a, n) => { a.Balance++; return n; }, expected);
                 if (got != expected)
                 {
                     wrong.Enqueue($"client {client} step {i}: expected {expected}, got {got}");
                 }
 
-                await _runtime.WhenAsync(Cown.Read(cowns[(i + client) % cowns.Length]), static (_, _) => { }, 0);
+                await Runtime.WhenAsync(Cown.Read(cowns[(i + client) % cowns.Length]), static (_, _) => { }, 0);
             }
         })).ToArray();
         await Task.WhenAll(clients).Guard();
@@ -149,7 +135,7 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
         long total = 0;
         foreach (Cown<Account> c in cowns)
         {
-            total += await _runtime.WhenAsync(c, a => a.Balance).Guard();
+            total += await Runtime.WhenAsync(c, a => a.Balance).Guard();
         }
 
         Assert.Equal(80_000, total);
@@ -159,7 +145,7 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
     public async Task AwaitingAPooledResultTwice_IsDetected()
     {
         var account = new Cown<Account>(new Account { Balance = 3 });
-        ValueTask<long> result = _runtime.WhenAsync(account, a => a.Balance);
+        ValueTask<long> result = Runtime.WhenAsync(account, a => a.Balance);
         Assert.Equal(3, await result.AsTask().Guard());
 
         // The behaviour went back to the pool and its version moved on: the stale ValueTask must not read anything.
@@ -173,18 +159,18 @@ public abstract class ResultsAndAsyncTests : IAsyncLifetime
     {
         var a = new Cown<Account>(new Account { Balance = 1 });
         var b = new Cown<Account>(new Account { Balance = 2 });
-        _runtime.When(a, b, static (x, y, amount) => { x.Balance -= amount; y.Balance += amount; }, 1L);
-        await _runtime.WhenAsync(a, static async (x, delta) => { await Task.Yield(); x.Balance += delta; }, 10L).Guard();
-        long sum = await _runtime.WhenAsync(new[] { a, b }, static (all, scale) => all.Sum(x => x.Balance) * scale, 2L).Guard();
+        Runtime.When(a, b, static (x, y, amount) => { x.Balance -= amount; y.Balance += amount; }, 1L);
+        await Runtime.WhenAsync(a, static async (x, delta) => { await Task.Yield(); x.Balance += delta; }, 10L).Guard();
+        long sum = await Runtime.WhenAsync(new[] { a, b }, static (all, scale) => all.Sum(x => x.Balance) * scale, 2L).Guard();
         Assert.Equal((10 + 3) * 2, sum);
-        Assert.Equal("done", await _runtime.WhenAsync(static s => s, "done").Guard());
+        Assert.Equal("done", await Runtime.WhenAsync(static s => s, "done").Guard());
     }
 
     [Fact]
     public async Task ResultsFromManyThreads_EachGetTheirOwnValue()
     {
         var account = new Cown<Account>(new Account());
-        long[] results = await Task.WhenAll(Enumerable.Range(0, 2_000).Select(_ => _runtime.WhenAsync(account, a => ++a.Balance).AsTask())).Guard();
+        long[] results = await Task.WhenAll(Enumerable.Range(0, 2_000).Select(_ => Runtime.WhenAsync(account, a => ++a.Balance).AsTask())).Guard();
         Assert.Equal(Enumerable.Range(1, 2_000).Select(i => (long)i), results.Order());
     }
 }

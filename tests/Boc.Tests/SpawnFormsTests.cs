@@ -3,22 +3,8 @@ using System.Collections.Concurrent;
 namespace Boc.Tests;
 
 /// <summary>Duplicates, zero-cown behaviours, dynamic cown sets, and the full arity range.</summary>
-public abstract class SpawnFormsTests : IAsyncLifetime
+public abstract class SpawnFormsTests(BocDispatcher dispatcher) : DispatcherTests(dispatcher)
 {
-    private readonly BocRuntime _runtime;
-
-    protected SpawnFormsTests(BocDispatcher dispatcher)
-    {
-        Dispatcher = dispatcher;
-        _runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
-    }
-
-    protected BocDispatcher Dispatcher { get; }
-
-    public Task InitializeAsync() => Task.CompletedTask;
-
-    public async Task DisposeAsync() => await _runtime.DisposeAsync();
-
     private sealed class Box
     {
         public int Value;
@@ -32,16 +18,16 @@ public abstract class SpawnFormsTests : IAsyncLifetime
         var box = new Cown<Box>(new Box());
         for (int i = 0; i < 1_000; i++)
         {
-            _runtime.When(box, box, (a, b) =>
+            Runtime.When(box, box, (a, b) =>
             {
                 Assert.Same(a, b);
                 a.Value++;
             });
-            _runtime.When(box, Cown.Read(box), box, (a, _, _) => a.Value++);
-            _runtime.When(new IAcquirable<Box>[] { box, box, Cown.Read(box) }, all => all[0].Value++);
+            Runtime.When(box, Cown.Read(box), box, (a, _, _) => a.Value++);
+            Runtime.When(new IAcquirable<Box>[] { box, box, Cown.Read(box) }, all => all[0].Value++);
         }
 
-        Assert.Equal(3_000, await _runtime.WhenAsync(box, b => b.Value).Guard());
+        Assert.Equal(3_000, await Runtime.WhenAsync(box, b => b.Value).Guard());
     }
 
     [Fact]
@@ -54,7 +40,7 @@ public abstract class SpawnFormsTests : IAsyncLifetime
             if (i % 2 == 0)
             {
                 // Read + write of the same cown: must be treated as a write.
-                _runtime.When(Cown.Read(box), box, (b, _) =>
+                Runtime.When(Cown.Read(box), box, (b, _) =>
                 {
                     if (Interlocked.CompareExchange(ref b.Occupancy, -1, 0) != 0)
                     {
@@ -67,7 +53,7 @@ public abstract class SpawnFormsTests : IAsyncLifetime
             }
             else
             {
-                _runtime.When(Cown.Read(box), Cown.Read(box), (b, _) =>
+                Runtime.When(Cown.Read(box), Cown.Read(box), (b, _) =>
                 {
                     if (Interlocked.Increment(ref b.Occupancy) <= 0)
                     {
@@ -80,7 +66,7 @@ public abstract class SpawnFormsTests : IAsyncLifetime
             }
         }
 
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Empty(violations);
     }
 
@@ -91,12 +77,12 @@ public abstract class SpawnFormsTests : IAsyncLifetime
         for (int i = 0; i < runs.Length; i++)
         {
             int index = i;
-            _runtime.When(() => Interlocked.Increment(ref runs[index]));
+            Runtime.When(() => Interlocked.Increment(ref runs[index]));
         }
 
-        int answer = await _runtime.WhenAsync(() => 42).Guard();
-        await _runtime.WhenAsync(async () => await Task.Yield()).Guard();
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        int answer = await Runtime.WhenAsync(() => 42).Guard();
+        await Runtime.WhenAsync(async () => await Task.Yield()).Guard();
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal(42, answer);
         Assert.All(runs, r => Assert.Equal(1, r));
     }
@@ -106,15 +92,15 @@ public abstract class SpawnFormsTests : IAsyncLifetime
     {
         var boxes = Enumerable.Range(0, 10).Select(i => new Cown<Box>(new Box { Value = i })).ToArray();
         Cown<Box>[] shuffled = [boxes[7], boxes[2], boxes[9], boxes[0]];
-        int[] seen = await _runtime.WhenAsync(shuffled, states => states.Select(s => s.Value).ToArray()).Guard();
+        int[] seen = await Runtime.WhenAsync(shuffled, states => states.Select(s => s.Value).ToArray()).Guard();
         Assert.Equal([7, 2, 9, 0], seen);
 
         // A behaviour on all ten runs after earlier single-cown writers and before later ones.
         var log = new ConcurrentQueue<string>();
-        _runtime.When(boxes[3], b => { Thread.SpinWait(500); b.Value = 100; log.Enqueue("single-before"); });
-        _runtime.When(boxes.ToList(), states => log.Enqueue($"all:{states[3].Value}"));
-        _runtime.When(boxes[3], b => { b.Value = 200; log.Enqueue("single-after"); });
-        await _runtime.WaitForQuiescenceAsync().Guard();
+        Runtime.When(boxes[3], b => { Thread.SpinWait(500); b.Value = 100; log.Enqueue("single-before"); });
+        Runtime.When(boxes.ToList(), states => log.Enqueue($"all:{states[3].Value}"));
+        Runtime.When(boxes[3], b => { b.Value = 200; log.Enqueue("single-after"); });
+        await Runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal(["single-before", "all:100", "single-after"], log.ToArray());
     }
 
@@ -124,30 +110,30 @@ public abstract class SpawnFormsTests : IAsyncLifetime
         var log = new Cown<Box>(new Box());
         var boxes = Enumerable.Range(1, 5).Select(i => new Cown<Box>(new Box { Value = i })).ToArray();
         IAcquirable<Box>[] reads = boxes.Select(Cown.Read).ToArray();
-        int sum = await _runtime.WhenAsync(log, reads, (l, states) => l.Value = states.Sum(s => s.Value)).Guard();
+        int sum = await Runtime.WhenAsync(log, reads, (l, states) => l.Value = states.Sum(s => s.Value)).Guard();
         Assert.Equal(15, sum);
 
-        int two = await _runtime.WhenAsync(log, boxes[0], Array.Empty<Cown<Box>>(), (l, first, rest) => l.Value + first.Value + rest.Count).Guard();
+        int two = await Runtime.WhenAsync(log, boxes[0], Array.Empty<Cown<Box>>(), (l, first, rest) => l.Value + first.Value + rest.Count).Guard();
         Assert.Equal(16, two);
 
         // An empty dynamic set is a zero-cown behaviour.
-        Assert.Equal(0, await _runtime.WhenAsync(Array.Empty<Cown<Box>>(), states => states.Count).Guard());
+        Assert.Equal(0, await Runtime.WhenAsync(Array.Empty<Cown<Box>>(), states => states.Count).Guard());
     }
 
     [Fact]
     public async Task EveryFixedArity_AcquiresAllItsCowns()
     {
         var c = Enumerable.Range(1, 8).Select(i => new Cown<Box>(new Box { Value = i })).ToArray();
-        Assert.Equal(1, await _runtime.WhenAsync(c[0], a => a.Value).Guard());
-        Assert.Equal(3, await _runtime.WhenAsync(c[0], c[1], (a, b) => a.Value + b.Value).Guard());
-        Assert.Equal(6, await _runtime.WhenAsync(c[0], c[1], c[2], (a, b, d) => a.Value + b.Value + d.Value).Guard());
-        Assert.Equal(10, await _runtime.WhenAsync(c[0], c[1], c[2], c[3], (a, b, d, e) => a.Value + b.Value + d.Value + e.Value).Guard());
-        Assert.Equal(15, await _runtime.WhenAsync(c[0], c[1], c[2], c[3], c[4], (a, b, d, e, f) => a.Value + b.Value + d.Value + e.Value + f.Value).Guard());
-        Assert.Equal(21, await _runtime.WhenAsync(c[0], c[1], c[2], c[3], c[4], c[5], (a, b, d, e, f, g) => a.Value + b.Value + d.Value + e.Value + f.Value + g.Value).Guard());
-        Assert.Equal(28, await _runtime.WhenAsync(c[0], c[1], c[2], c[3], c[4], c[5], c[6], (a, b, d, e, f, g, h) => a.Value + b.Value + d.Value + e.Value + f.Value + g.Value + h.Value).Guard());
+        Assert.Equal(1, await Runtime.WhenAsync(c[0], a => a.Value).Guard());
+        Assert.Equal(3, await Runtime.WhenAsync(c[0], c[1], (a, b) => a.Value + b.Value).Guard());
+        Assert.Equal(6, await Runtime.WhenAsync(c[0], c[1], c[2], (a, b, d) => a.Value + b.Value + d.Value).Guard());
+        Assert.Equal(10, await Runtime.WhenAsync(c[0], c[1], c[2], c[3], (a, b, d, e) => a.Value + b.Value + d.Value + e.Value).Guard());
+        Assert.Equal(15, await Runtime.WhenAsync(c[0], c[1], c[2], c[3], c[4], (a, b, d, e, f) => a.Value + b.Value + d.Value + e.Value + f.Value).Guard());
+        Assert.Equal(21, await Runtime.WhenAsync(c[0], c[1], c[2], c[3], c[4], c[5], (a, b, d, e, f, g) => a.Value + b.Value + d.Value + e.Value + f.Value + g.Value).Guard());
+        Assert.Equal(28, await Runtime.WhenAsync(c[0], c[1], c[2], c[3], c[4], c[5], c[6], (a, b, d, e, f, g, h) => a.Value + b.Value + d.Value + e.Value + f.Value + g.Value + h.Value).Guard());
 
         // Eight cowns in reverse order, each incremented: all eight are held together.
-        var done = _runtime.WhenAsync(c[7], c[6], c[5], c[4], c[3], c[2], c[1], c[0], (a, b, d, e, f, g, h, i) =>
+        var done = Runtime.WhenAsync(c[7], c[6], c[5], c[4], c[3], c[2], c[1], c[0], (a, b, d, e, f, g, h, i) =>
         {
             foreach (Box x in new[] { a, b, d, e, f, g, h, i })
             {
@@ -155,7 +141,7 @@ public abstract class SpawnFormsTests : IAsyncLifetime
             }
         });
         await done.Guard();
-        Assert.Equal(Enumerable.Range(11, 8), await _runtime.WhenAsync(c, s => s.Select(x => x.Value).ToArray()).Guard());
+        Assert.Equal(Enumerable.Range(11, 8), await Runtime.WhenAsync(c, s => s.Select(x => x.Value).ToArray()).Guard());
     }
 
     [Fact]
@@ -168,12 +154,12 @@ public abstract class SpawnFormsTests : IAsyncLifetime
         Cown<Box>[] backward = forward.Reverse().ToArray();
         Task[] spawners =
         [
-            Task.Run(() => { for (int i = 0; i < 300; i++) { _runtime.When(forward, all => all[0].Value++); } }),
-            Task.Run(() => { for (int i = 0; i < 300; i++) { _runtime.When(backward, all => all[^1].Value++); } }),
+            Task.Run(() => { for (int i = 0; i < 300; i++) { Runtime.When(forward, all => all[0].Value++); } }),
+            Task.Run(() => { for (int i = 0; i < 300; i++) { Runtime.When(backward, all => all[^1].Value++); } }),
         ];
         await Task.WhenAll(spawners).Guard();
-        await _runtime.WaitForQuiescenceAsync().Guard();
-        Assert.Equal(600, await _runtime.WhenAsync(boxes[0], b => b.Value).Guard());
+        await Runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(600, await Runtime.WhenAsync(boxes[0], b => b.Value).Guard());
     }
 
     [Fact]
@@ -181,7 +167,7 @@ public abstract class SpawnFormsTests : IAsyncLifetime
     {
         var derived = new Cown<DerivedBox>(new DerivedBox { Name = "d" });
         IAcquirable<BaseBox> asBase = derived;
-        string name = await _runtime.WhenAsync(asBase, b => b.Name).Guard();
+        string name = await Runtime.WhenAsync(asBase, b => b.Name).Guard();
         Assert.Equal("d", name);
     }
 
