@@ -12,7 +12,7 @@ namespace Boc.Benchmarks.Savina.Parallel;
 //   (summing workers in id order) gives 0.2710807519529576, one ulp away, and every worker gets n = 100,000; checked
 //   once while porting. At Small/Test the expected area is that sequential computation, done once per process and
 //   size outside the timed region. The tolerance is relative 1e-9 because the actor Master adds results in arrival order.
-// - Small keeps W = 100 and the interval, with 5x fewer pieces; Test uses 200 pieces per worker.
+// - Small keeps W = 100 and the interval, with 2.5x fewer pieces; Test uses 200 pieces per worker.
 
 /// <summary>Parameters and the sequential reference shared by both variants.</summary>
 internal static class TrapezoidModel
@@ -24,7 +24,7 @@ internal static class TrapezoidModel
     public static (int Pieces, int Workers, double Left, double Right) Parameters(SavinaSize size) => size switch
     {
         SavinaSize.Paper => (10_000_000, 100, 1, 5),
-        SavinaSize.Small => (2_000_000, 100, 1, 5),
+        SavinaSize.Small => (4_000_000, 100, 1, 5),
         _ => (20_000, 100, 1, 5),
     };
 
