@@ -10,6 +10,9 @@ namespace Boc.Benchmarks.Savina.Parallel;
 // Decisions:
 // - Expected total: a sequential sieve of Eratosthenes computed in Validate (cheap next to the run); at Paper it must
 //   also be the spec's 9592. The filter count is checked too: ceil(total / M), i.e. 10 at Paper.
+// - Exit carries the sum of the primes held by the filters it has passed (one long added to Savina's Exit), and
+//   Validate compares it with the sequential sieve: the count alone misses errors such as losing 3, after which 9
+//   becomes a "prime" and the count is unchanged.
 // - Small equals Paper's N with the same M (one run is already in the 0.1–1 s range on 2 cores); Test is N = 5000 with
 //   M = 50, so the chain still grows to 14 filters.
 
@@ -23,6 +26,7 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
     private Cown<ProducerState> _producer = null!;
     private Cown<FilterState> _firstFilter = null!;
     private long _totalPrimes = -1;
+    private long _primeSum = -1;
     private int _filters;
 
     protected override void Build()
@@ -39,22 +43,25 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
 
     protected override void Validate()
     {
-        long expected = CountPrimesBelow(_limit);
+        (long expected, long expectedSum) = PrimesBelow(_limit);
         Check(Size != SavinaSize.Paper || expected == 9592, $"sequential sieve counts {expected} primes, the spec says 9592");
         Check(_totalPrimes == expected, $"last filter counted {_totalPrimes} primes, expected {expected}");
+        Check(_primeSum == expectedSum, $"the filters' primes sum to {_primeSum}, expected {expectedSum}");
         long expectedFilters = (expected + _maxLocalPrimes - 1) / _maxLocalPrimes;
         Check(_filters == expectedFilters, $"{_filters} filters, expected {expectedFilters}");
     }
 
-    private static long CountPrimesBelow(long limit)
+    private static (long Count, long Sum) PrimesBelow(long limit)
     {
         var composite = new bool[limit];
         long count = 0;
+        long sum = 0;
         for (long i = 2; i < limit; i++)
         {
             if (!composite[i])
             {
                 count++;
+                sum += i;
                 for (long j = i * i; j < limit; j += i)
                 {
                     composite[j] = true;
@@ -62,7 +69,7 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
             }
         }
 
-        return count;
+        return (count, sum);
     }
 
     private Cown<FilterState> NewFilter(int id, long initialPrime)
@@ -81,7 +88,7 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
             Runtime.When(_firstFilter, static (f, m) => m.Run.OnCandidate(f, m.Candidate), new CandidateMessage(this, candidate));
         }
 
-        Runtime.When(_firstFilter, static (f, run) => run.OnExit(f), this);
+        Runtime.When(_firstFilter, static (f, m) => m.Run.OnExit(f, m.PrimeSum), (Run: this, PrimeSum: 0L));
     }
 
     // Filter, on a candidate.
@@ -110,14 +117,20 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
     }
 
     // Filter, on Exit: pass it on, or (last filter) report the total.
-    private void OnExit(FilterState filter)
+    private void OnExit(FilterState filter, long primeSum)
     {
+        for (int i = 0; i < filter.Available; i++)
+        {
+            primeSum += filter.LocalPrimes[i];
+        }
+
         if (filter.Next is not null)
         {
-            Runtime.When(filter.Next, static (f, run) => run.OnExit(f), this);
+            Runtime.When(filter.Next, static (f, m) => m.Run.OnExit(f, m.PrimeSum), (Run: this, PrimeSum: primeSum));
             return;
         }
 
+        _primeSum = primeSum;
         _totalPrimes = ((long)(filter.Id - 1) * _maxLocalPrimes) + filter.Available;
         _filters = filter.Id;
         _done.SetResult();
