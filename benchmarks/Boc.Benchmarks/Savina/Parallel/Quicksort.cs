@@ -1,0 +1,378 @@
+using System.Collections.Concurrent;
+using System.Runtime.InteropServices;
+using BenchmarkDotNet.Attributes;
+
+namespace Boc.Benchmarks.Savina.Parallel;
+
+// Savina 4.18 Quicksort (savina-spec.md §4.18): a sorter receiving Sort(data) sorts sequentially below the threshold T,
+// otherwise keeps the elements equal to the pivot data[len/2], hands <pivot to a Left child and >pivot to a Right child,
+// and concatenates the fragments as they come back; after 3 fragments it replies to its parent.
+//
+// Decisions:
+// - Input: N values |PseudoRandom(S).nextLong() % M| with Savina's sequence (not [V]'s shifted one), generated in Build
+//   (setup is not timed, unlike [V]). At Paper: sum 32,768,134,304, 1939 sorters, 970 leaves (checked while porting
+//   with a sequential C# model, and again in Validate through ExpectedShape).
+// - Partitioning is one pass into three lists (as [V]'s pivotize) instead of Savina's three filter passes; the same
+//   helpers serve both variants, so the actor/full comparison is unaffected.
+// - Full: [V]'s design (the partition recursion spawns one leaf behaviour per small fragment and one two-cown join per
+//   inner node, in post-order, so each join follows its children's joins on the left cown). [V] runs the recursion on
+//   the main thread before its scheduler starts; here it runs in one zero-cown behaviour so that, as in the actor
+//   variant, all work is on the runtime's workers and leaf sorts overlap the remaining partitioning.
+// - Small keeps Paper's T with N = 400,000; Test uses N = 20,000 and T = 512 (a tree of several levels).
+
+/// <summary>Parameters, input, sequential reference and the sort helpers shared by both variants.</summary>
+internal static class QuicksortModel
+{
+    private static readonly ConcurrentDictionary<SavinaSize, Expected> References = new();
+
+    public static (int N, long M, int T, long Seed) Parameters(SavinaSize size) => size switch
+    {
+        SavinaSize.Paper => (1_000_000, 1L << 60, 2048, 1024),
+        SavinaSize.Small => (400_000, 1L << 60, 2048, 1024),
+        _ => (20_000, 1L << 60, 512, 1024),
+    };
+
+    public static List<long> Input(SavinaSize size)
+    {
+        var p = Parameters(size);
+        var random = new PseudoRandom(p.Seed);
+        var data = new List<long>(p.N);
+        for (int i = 0; i < p.N; i++)
+        {
+            data.Add(Math.Abs(random.NextLong() % p.M));
+        }
+
+        return data;
+    }
+
+    /// <summary>The sorted input and the sorter tree's shape, computed once per process and size (not timed).</summary>
+    public static Expected Reference(SavinaSize size) => References.GetOrAdd(size, static s =>
+    {
+        List<long> input = Input(s);
+        long[] sorted = [.. input];
+        Array.Sort(sorted);
+        int threshold = Parameters(s).T;
+        int sorters = 0;
+        int leaves = 0;
+        Count(input);
+        return new Expected(sorted, sorters, leaves);
+
+        void Count(List<long> data)
+        {
+            sorters++;
+            if (data.Count < threshold)
+            {
+                leaves++;
+                return;
+            }
+
+            (List<long> less, _, List<long> greater) = Partition(data, data[data.Count / 2]);
+            Count(less);
+            Count(greater);
+        }
+    });
+
+    public static (List<long> Less, List<long> Equal, List<long> Greater) Partition(List<long> data, long pivot)
+    {
+        var less = new List<long>();
+        var equal = new List<long>();
+        var greater = new List<long>();
+        foreach (long item in data)
+        {
+            if (item < pivot)
+            {
+                less.Add(item);
+            }
+            else if (item > pivot)
+            {
+                greater.Add(item);
+            }
+            else
+            {
+                equal.Add(item);
+            }
+        }
+
+        return (less, equal, greater);
+    }
+
+    // Savina's quicksortSeq: recursive three-way partition around data[len/2], building new lists.
+    public static List<long> SortSequentially(List<long> data)
+    {
+        if (data.Count < 2)
+        {
+            return data;
+        }
+
+        (List<long> less, List<long> equal, List<long> greater) = Partition(data, data[data.Count / 2]);
+        List<long> left = SortSequentially(less);
+        List<long> right = SortSequentially(greater);
+        var sorted = new List<long>(data.Count);
+        sorted.AddRange(left);
+        sorted.AddRange(equal);
+        sorted.AddRange(right);
+        return sorted;
+    }
+
+    public static void CheckPaperConstants(SavinaSize size, Expected expected)
+    {
+        if (size == SavinaSize.Paper && (expected.Sorters != 1939 || expected.Leaves != 970))
+        {
+            throw new SavinaValidationException(
+                $"reference tree has {expected.Sorters} sorters / {expected.Leaves} leaves, the spec says 1939 / 970");
+        }
+    }
+
+    public static string Compare(List<long>? result, Expected expected)
+    {
+        if (result is null)
+        {
+            return "no result";
+        }
+
+        if (result.Count != expected.Sorted.Length)
+        {
+            return $"result has {result.Count} values, expected {expected.Sorted.Length}";
+        }
+
+        return CollectionsMarshal.AsSpan(result).SequenceEqual(expected.Sorted)
+            ? ""
+            : "result is not the sorted input (unsorted, or a different multiset)";
+    }
+
+    internal sealed record Expected(long[] Sorted, int Sorters, int Leaves);
+}
+
+/// <summary>
+/// Actor style: one cown per sorter actor, created as the tree unfolds; Sort and Result are one-cown behaviours on the
+/// receiver. Each Result carries its subtree's sorter and leaf counts, so the root learns the tree's shape.
+/// </summary>
+[SavinaWorkload("Quicksort", SavinaVariant.Actor)]
+public sealed class QuicksortActor(SavinaSize size) : SavinaRun(size)
+{
+    private readonly int _threshold = QuicksortModel.Parameters(size).T;
+    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private QuicksortModel.Expected _expected = null!;
+    private List<long> _input = null!;
+    private Cown<SorterState> _root = null!;
+    private List<long>? _result;
+    private int _sorters;
+    private int _leaves;
+
+    private enum Position
+    {
+        Initial,
+        Left,
+        Right,
+    }
+
+    protected override void Build()
+    {
+        _expected = QuicksortModel.Reference(Size);
+        QuicksortModel.CheckPaperConstants(Size, _expected);
+        _input = QuicksortModel.Input(Size);
+        _root = NewSorter(null, Position.Initial);
+    }
+
+    protected override Task ExecuteAsync()
+    {
+        Runtime.When(_root, static (sorter, m) => m.Run.OnSort(sorter, m.Data), new SortMessage(this, _input));
+        return _done.Task;
+    }
+
+    protected override void Validate()
+    {
+        string error = QuicksortModel.Compare(_result, _expected);
+        Check(error.Length == 0, error);
+        Check(_sorters == _expected.Sorters && _leaves == _expected.Leaves,
+            $"tree had {_sorters} sorters / {_leaves} leaves, expected {_expected.Sorters} / {_expected.Leaves}");
+    }
+
+    private static Cown<SorterState> NewSorter(Cown<SorterState>? parent, Position position)
+    {
+        var state = new SorterState { Parent = parent, Position = position };
+        var cown = new Cown<SorterState>(state);
+        state.Self = cown;
+        return cown;
+    }
+
+    // Sorter, on Sort(data).
+    private void OnSort(SorterState sorter, List<long> data)
+    {
+        if (data.Count < _threshold)
+        {
+            sorter.Result = QuicksortModel.SortSequentially(data);
+            sorter.Leaves = 1;
+            NotifyParent(sorter);
+            return;
+        }
+
+        (List<long> less, List<long> equal, List<long> greater) = QuicksortModel.Partition(data, data[data.Count / 2]);
+        Cown<SorterState> left = NewSorter(sorter.Self, Position.Left);
+        Runtime.When(left, static (s, m) => m.Run.OnSort(s, m.Data), new SortMessage(this, less));
+        Cown<SorterState> right = NewSorter(sorter.Self, Position.Right);
+        Runtime.When(right, static (s, m) => m.Run.OnSort(s, m.Data), new SortMessage(this, greater));
+        sorter.Result = equal;
+        sorter.Fragments++;
+    }
+
+    // Sorter, on Result(data, position): concatenate on the matching side; the third fragment completes this sorter.
+    private void OnResult(SorterState sorter, ResultMessage message)
+    {
+        if (message.Data.Count > 0)
+        {
+            List<long> mine = sorter.Result!;
+            var joined = new List<long>(mine.Count + message.Data.Count);
+            if (message.Position == Position.Left)
+            {
+                joined.AddRange(message.Data);
+                joined.AddRange(mine);
+            }
+            else
+            {
+                joined.AddRange(mine);
+                joined.AddRange(message.Data);
+            }
+
+            sorter.Result = joined;
+        }
+
+        sorter.Sorters += message.Sorters;
+        sorter.Leaves += message.Leaves;
+        sorter.Fragments++;
+        if (sorter.Fragments == 3)
+        {
+            NotifyParent(sorter);
+        }
+    }
+
+    private void NotifyParent(SorterState sorter)
+    {
+        if (sorter.Parent is null)
+        {
+            _result = sorter.Result;
+            _sorters = sorter.Sorters;
+            _leaves = sorter.Leaves;
+            _done.SetResult();
+            return;
+        }
+
+        Runtime.When(sorter.Parent, static (s, m) => m.Run.OnResult(s, m),
+            new ResultMessage(this, sorter.Result!, sorter.Position, sorter.Sorters, sorter.Leaves));
+    }
+
+    private readonly record struct SortMessage(QuicksortActor Run, List<long> Data);
+
+    private readonly record struct ResultMessage(QuicksortActor Run, List<long> Data, Position Position, int Sorters, int Leaves);
+
+    private sealed class SorterState
+    {
+        public Cown<SorterState> Self { get; set; } = null!;
+
+        public Cown<SorterState>? Parent { get; init; }
+
+        public Position Position { get; init; }
+
+        public List<long>? Result { get; set; }
+
+        public int Fragments { get; set; }
+
+        // This sorter plus every sorter below it that has reported.
+        public int Sorters { get; set; } = 1;
+
+        public int Leaves { get; set; }
+    }
+}
+
+/// <summary>
+/// Full BoC ([V] boc/parallel/quicksort.h): sort(v) returns a cown; a small v gets a fresh cown filled by one
+/// behaviour, a large v is partitioned and returns its left child's cown after spawning when(left, read(right)) that
+/// appends the pivot run and the right fragment. No parent links and no Result messages.
+/// </summary>
+[SavinaWorkload("Quicksort", SavinaVariant.Full)]
+public sealed class QuicksortFull(SavinaSize size) : SavinaRun(size)
+{
+    private readonly int _threshold = QuicksortModel.Parameters(size).T;
+    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private QuicksortModel.Expected _expected = null!;
+    private List<long> _input = null!;
+    private List<long>? _result;
+
+    // Written only by the single behaviour that runs the partition recursion, read after completion.
+    private int _leaves;
+    private int _joins;
+
+    protected override void Build()
+    {
+        _expected = QuicksortModel.Reference(Size);
+        QuicksortModel.CheckPaperConstants(Size, _expected);
+        _input = QuicksortModel.Input(Size);
+    }
+
+    protected override Task ExecuteAsync()
+    {
+        Runtime.When(static run =>
+        {
+            Cown<Fragment> root = run.Sort(run._input);
+            run.Runtime.When(Cown.Read(root), static (f, r) =>
+            {
+                r._result = f.Values;
+                r._done.SetResult();
+            }, run);
+        }, this);
+        return _done.Task;
+    }
+
+    protected override void Validate()
+    {
+        string error = QuicksortModel.Compare(_result, _expected);
+        Check(error.Length == 0, error);
+        Check(_leaves == _expected.Leaves && _joins == _expected.Leaves - 1,
+            $"{_leaves} leaves / {_joins} joins, expected {_expected.Leaves} / {_expected.Leaves - 1}");
+    }
+
+    private Cown<Fragment> Sort(List<long> data)
+    {
+        if (data.Count < _threshold)
+        {
+            var leaf = new Cown<Fragment>(new Fragment());
+            Runtime.When(leaf, static (f, v) => f.Values = QuicksortModel.SortSequentially(v), data);
+            _leaves++;
+            return leaf;
+        }
+
+        (List<long> less, List<long> equal, List<long> greater) = QuicksortModel.Partition(data, data[data.Count / 2]);
+        Cown<Fragment> left = Sort(less);
+        Cown<Fragment> right = Sort(greater);
+        Runtime.When(left, Cown.Read(right), static (l, r, mid) =>
+        {
+            l.Values.AddRange(mid);
+            l.Values.AddRange(r.Values);
+        }, equal);
+        _joins++;
+        return left;
+    }
+
+    private sealed class Fragment
+    {
+        public List<long> Values { get; set; } = [];
+    }
+}
+
+/// <summary>BenchmarkDotNet entry for Quicksort.</summary>
+public class Quicksort : SavinaBenchmarkBase
+{
+    private SavinaRun _run = null!;
+
+    [IterationSetup(Target = nameof(Actor))]
+    public void SetupActor() => _run = Prepare(new QuicksortActor(Size));
+
+    [IterationSetup(Target = nameof(Full))]
+    public void SetupFull() => _run = Prepare(new QuicksortFull(Size));
+
+    [Benchmark(Baseline = true)]
+    public Task Actor() => _run.RunAsync();
+
+    [Benchmark]
+    public Task Full() => _run.RunAsync();
+}
