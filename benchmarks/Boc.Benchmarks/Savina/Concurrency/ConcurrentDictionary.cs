@@ -12,7 +12,8 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 //   the same streams in Build (not timed) and are compared in Validate.
 // - key = |nextInt()| % DATA_LIMIT. PseudoRandom's values are below 65536, so every written key already exists and
 //   the final size stays DATA_LIMIT. The map is pre-filled with k -> k in Build (Savina builds DATA_MAP in its config,
-//   outside the timed iteration).
+//   outside the timed iteration). Small = Paper (one run is about 0.1-0.3 s here); Test uses 100 requests per worker
+//   and DATA_LIMIT 4096, so that keys collide and the per-key check sees several writers.
 // - Savina's EndWork to the Dictionary is kept; its behaviour publishes the map for Validate and is the completion
 //   event. Replies are counted by the workers (not the Dictionary), because in the full variant reads run as
 //   concurrent readers and must not write the Dictionary's state.
