@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using System.Collections.Immutable;
+using System.Linq;
 using Microsoft.CodeAnalysis;
 using Microsoft.CodeAnalysis.Diagnostics;
 using Microsoft.CodeAnalysis.Operations;
@@ -50,7 +51,7 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
                         Report(report, subscription.HandlerValue, handler, "subscribed to an event outside the behaviour");
                         break;
                     case IInvocationOperation invocation:
-                        CheckCall(invocation.TargetMethod, invocation.Instance, invocation.Arguments, spawn, function, taint, report);
+                        CheckCall(invocation.TargetMethod, invocation.Instance, invocation.Arguments, spawn, function, taint, index.Types.Mutability, report);
                         break;
                     case IObjectCreationOperation { Constructor: { } constructor } creation
                         when Operations.OffloadingConstructor(constructor.ContainingType) is { } api:
@@ -73,7 +74,8 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
     }
 
     private static void CheckCall(IMethodSymbol method, IOperation? instance,
-        ImmutableArray<IArgumentOperation> arguments, Spawn spawn, IOperation function, Taint taint, System.Action<Diagnostic> report)
+        ImmutableArray<IArgumentOperation> arguments, Spawn spawn, IOperation function, Taint taint, Mutability mutability,
+        System.Action<Diagnostic> report)
     {
         if (Operations.OffloadingMethod(method) is { } api)
         {
@@ -108,11 +110,32 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
 
         for (int i = first; i < arguments.Length; i++)
         {
+            // AddRange, InsertRange and the like store the elements, not the collection: numbers copied from the
+            // acquired state are not an escape.
+            if (method.Name.EndsWith("Range", System.StringComparison.Ordinal) && !mutability.IsMutable(ElementType(arguments[i].Value)))
+            {
+                continue;
+            }
+
             if (taint.Of(arguments[i].Value) is { } stored && Destination(receiver, stored.Origin, spawn, function, taint) is { } where)
             {
                 Report(report, arguments[i], stored, $"stored by {method.Name} into {where}");
             }
         }
+    }
+
+    private static ITypeSymbol? ElementType(IOperation value)
+    {
+        ITypeSymbol? type = Operations.Strip(value).Type;
+        if (type is IArrayTypeSymbol array)
+        {
+            return array.ElementType;
+        }
+
+        return type is INamedTypeSymbol named
+            ? named.AllInterfaces.Concat(new[] { named })
+                .FirstOrDefault(i => i.OriginalDefinition.SpecialType == SpecialType.System_Collections_Generic_IEnumerable_T)?.TypeArguments[0]
+            : null;
     }
 
     /// <summary>Describes where a write to <paramref name="target"/> lands, if that is outside the acquired state.</summary>

@@ -18,7 +18,7 @@ internal static class Descriptors
     public static readonly DiagnosticDescriptor NonAcquiredState = new(
         "BOC101",
         "Behaviour uses the state of a cown it did not acquire",
-        "'{0}' is state acquired by an enclosing behaviour ('{1}'), not by this When: acquire that cown here",
+        "'{0}' is state acquired by an enclosing behaviour{1}, not by this When: acquire that cown here",
         IsolationCategory,
         DiagnosticSeverity.Warning,
         isEnabledByDefault: true,

@@ -79,7 +79,8 @@ public sealed class NonAcquiredStateAnalyzer : BocAnalyzer
     {
         foreach (Finding finding in Find(index))
         {
-            report(Diagnostic.Create(Descriptors.NonAcquiredState, finding.Use.Syntax.GetLocation(), finding.Name, finding.Taint.Origin.Name));
+            report(Diagnostic.Create(Descriptors.NonAcquiredState, finding.Use.Syntax.GetLocation(), finding.Name,
+                finding.Name == finding.Taint.Origin.Name ? "" : $" (it holds '{finding.Taint.Origin.Name}' or part of it)"));
         }
     }
 }

@@ -1,5 +1,6 @@
 using System.Linq;
 using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp.Syntax;
 using Microsoft.CodeAnalysis.Operations;
 using Microsoft.CodeAnalysis.Text;
 
@@ -134,5 +135,62 @@ internal static class Operations
         }
 
         return null;
+    }
+
+    /// <summary>
+    /// Whether <paramref name="later"/> can run after <paramref name="spawn"/> in the same function, without a loop:
+    /// it follows in an enclosing block, and no <c>return</c> or <c>throw</c> comes between. Code in the other branch
+    /// of an <c>if</c>, or after a <c>return</c>, cannot. Loops are handled by the callers.
+    /// </summary>
+    public static bool ReachableAfter(IOperation spawn, IOperation later)
+    {
+        SyntaxNode target = later.Syntax;
+        if (target.SyntaxTree != spawn.Syntax.SyntaxTree || target.SpanStart < spawn.Syntax.Span.End)
+        {
+            return false;
+        }
+
+        for (SyntaxNode node = spawn.Syntax; node.Parent is { } parent; node = parent)
+        {
+            if (parent is AnonymousFunctionExpressionSyntax or LocalFunctionStatementSyntax or BaseMethodDeclarationSyntax
+                or AccessorDeclarationSyntax or CompilationUnitSyntax)
+            {
+                // Top-level statements: the compilation unit's statements run in order.
+                return parent is CompilationUnitSyntax && parent.Span.Contains(target.Span);
+            }
+
+            SyntaxList<StatementSyntax> statements = parent switch
+            {
+                BlockSyntax block => block.Statements,
+                SwitchSectionSyntax section => section.Statements,
+                _ => default,
+            };
+            int at = node is StatementSyntax statement ? statements.IndexOf(statement) : -1;
+            if (at < 0)
+            {
+                continue;
+            }
+
+            for (int i = at + 1; i < statements.Count; i++)
+            {
+                if (statements[i].Span.Contains(target.Span))
+                {
+                    return true;
+                }
+
+                if (statements[i] is ReturnStatementSyntax or ThrowStatementSyntax
+                    || statements[i] is ExpressionStatementSyntax { Expression: ThrowExpressionSyntax })
+                {
+                    return false;
+                }
+
+                if (statements[i] is BreakStatementSyntax or ContinueStatementSyntax or GotoStatementSyntax)
+                {
+                    break;
+                }
+            }
+        }
+
+        return false;
     }
 }

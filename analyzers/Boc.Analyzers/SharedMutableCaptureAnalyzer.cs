@@ -155,7 +155,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
 
     private static bool UsedAfter(Spawn spawn, ISymbol symbol, BehaviourIndex index) =>
         index.References.TryGetValue(symbol, out List<IOperation>? references)
-        && references.Any(r => r.Syntax.SpanStart >= spawn.Invocation.Syntax.Span.End && r is not ILocalReferenceOperation { IsDeclaration: true });
+        && references.Any(r => Operations.ReachableAfter(spawn.Invocation, r));
 
     private static bool SharedOutside(Spawn spawn, IOperation function, ISymbol symbol, List<IOperation> references)
     {
@@ -168,7 +168,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             }
 
             // Used after the spawn, or from another lambda or local function (which may run at any time).
-            if (reference.Syntax.SpanStart >= spawn.Invocation.Syntax.Span.End || Operations.EnclosingFunction(reference) != spawnFunction)
+            if (Operations.ReachableAfter(spawn.Invocation, reference) || Operations.EnclosingFunction(reference) != spawnFunction)
             {
                 return true;
             }
@@ -192,12 +192,13 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
     }
 
     /// <summary>
-    /// A write happens before the spawn if it comes earlier in straight-line code: not later in the text, not inside a
-    /// lambda or local function that may run at any time, and not in a loop (around both) that would repeat it.
+    /// A write happens before the spawn if it cannot run after it: it is not reachable after the spawn in straight-line
+    /// code, not inside a lambda or local function that may run at any time, and not in a loop (around both) that would
+    /// repeat it.
     /// </summary>
     private static bool HappensBeforeSpawn(IOperation write, Spawn spawn, ISymbol symbol)
     {
-        if (write.Syntax.SpanStart >= spawn.Invocation.Syntax.SpanStart)
+        if (Operations.ReachableAfter(spawn.Invocation, write))
         {
             return false;
         }

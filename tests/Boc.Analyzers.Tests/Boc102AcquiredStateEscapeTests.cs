@@ -178,4 +178,13 @@ public class Boc102AcquiredStateEscapeTests
                 runtime.When(src, static (s, sb) => sb.Append(s.Balance), new StringBuilder());
         }
         """);
+
+    [Fact]
+    public Task Does_not_flag_immutable_elements_copied_into_another_cowns_state() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> left, Cown<Account> right) =>
+                When(left, Read(right), (l, r) => { l.Log.AddRange(r.Log); l.Tags.UnionWith(r.Tags); });
+        }
+        """);
 }

@@ -222,4 +222,28 @@ public class Boc103SharedMutableCaptureTests
             public void ChargeStatic(BocRuntime runtime) => runtime.When(_account, static (a, f) => a.Balance -= f, _fee);
         }
         """);
+
+    [Fact]
+    public Task Does_not_flag_state_argument_whose_later_uses_are_unreachable() => VerifyAsync("""
+        class C
+        {
+            Cown<Account> Sort(BocRuntime runtime, List<long> data)
+            {
+                var leaf = new Cown<Account>(new Account());
+                if (data.Count < 10)
+                {
+                    runtime.When(leaf, static (a, v) => a.Balance = v.Sum(), data);
+                    return leaf;
+                }
+                else
+                {
+                    var copy = new List<long>(data);
+                    runtime.When(leaf, a => a.Balance = copy.Count);
+                }
+
+                data.Clear();
+                return leaf;
+            }
+        }
+        """);
 }
