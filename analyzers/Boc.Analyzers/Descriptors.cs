@@ -1,0 +1,77 @@
+using Microsoft.CodeAnalysis;
+
+namespace Boc.Analyzers;
+
+/// <summary>
+/// The rule catalogue. IDs are grouped by category: BOC1xx isolation (what a body may touch), BOC2xx execution (how a
+/// body may run). Severities are justified in docs/analyzers/&lt;ID&gt;.md.
+/// </summary>
+internal static class Descriptors
+{
+    public const string IsolationCategory = "Boc.Isolation";
+    public const string ExecutionCategory = "Boc.Execution";
+
+    // The repository has no public address yet; the link is the repository-relative path of the rule's page, so one
+    // constant changes when it gets one.
+    public const string HelpLinkBase = "docs/analyzers/";
+
+    public static readonly DiagnosticDescriptor NonAcquiredState = new(
+        "BOC101",
+        "Behaviour uses the state of a cown it did not acquire",
+        "'{0}' is state acquired by an enclosing behaviour{1}, not by this When: acquire that cown here",
+        IsolationCategory,
+        DiagnosticSeverity.Warning,
+        isEnabledByDefault: true,
+        description: "A nested When body runs later, after the enclosing behaviour has released its cowns. Touching the enclosing behaviour's state there races with every other behaviour on that cown.",
+        helpLinkUri: HelpLinkBase + "BOC101.md");
+
+    public static readonly DiagnosticDescriptor StateEscapes = new(
+        "BOC102",
+        "Acquired state escapes the behaviour",
+        "Acquired state '{0}' escapes the behaviour: {1}",
+        IsolationCategory,
+        DiagnosticSeverity.Warning,
+        isEnabledByDefault: true,
+        description: "After the body returns the cown is released; any other reference to its state can be used without holding the cown.",
+        helpLinkUri: HelpLinkBase + "BOC102.md");
+
+    public static readonly DiagnosticDescriptor SharedMutableCapture = new(
+        "BOC103",
+        "Behaviour captures shared mutable state",
+        "{0}",
+        IsolationCategory,
+        DiagnosticSeverity.Warning,
+        isEnabledByDefault: true,
+        description: "A behaviour runs on another thread at a time of the runtime's choosing. Mutable state it captures, that is not owned by a cown it acquired, races with the spawning code and with other behaviours.",
+        helpLinkUri: HelpLinkBase + "BOC103.md");
+
+    public static readonly DiagnosticDescriptor ReadOnlyWrite = new(
+        "BOC104",
+        "Write through a read-only acquisition",
+        "'{0}' was acquired read-only (Read(...)); {1} writes to it while other readers may run at the same time",
+        IsolationCategory,
+        DiagnosticSeverity.Warning,
+        isEnabledByDefault: true,
+        description: "Readers of a cown run in parallel with each other. A write through a read-only acquisition races with them.",
+        helpLinkUri: HelpLinkBase + "BOC104.md");
+
+    public static readonly DiagnosticDescriptor Blocking = new(
+        "BOC201",
+        "Blocking call inside a behaviour",
+        "'{0}' blocks the worker inside a behaviour while it holds its cowns; use an async body and await instead",
+        ExecutionCategory,
+        DiagnosticSeverity.Warning,
+        isEnabledByDefault: true,
+        description: "A blocked behaviour keeps its cowns and its worker. Waiting for work that needs either can stall or deadlock the runtime.",
+        helpLinkUri: HelpLinkBase + "BOC201.md");
+
+    public static readonly DiagnosticDescriptor AsyncVoidBody = new(
+        "BOC202",
+        "async void body bound to a synchronous When overload",
+        "'{0}' is an async void body: the behaviour releases its cowns at the first await; pass an async lambda or a Task-returning method",
+        ExecutionCategory,
+        DiagnosticSeverity.Error,
+        isEnabledByDefault: true,
+        description: "A synchronous overload treats the body as finished when the delegate returns, which for async void is the first await. The rest of the body runs without the cowns.",
+        helpLinkUri: HelpLinkBase + "BOC202.md");
+}

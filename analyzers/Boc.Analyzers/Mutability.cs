@@ -1,0 +1,239 @@
+using System.Collections.Generic;
+using System.Linq;
+using Microsoft.CodeAnalysis;
+
+namespace Boc.Analyzers;
+
+/// <summary>
+/// Approximates Pony's <c>val</c>: may a value of this type be shared between behaviours without a cown? A type is
+/// "mutable" if code holding a reference can change what others see through it. The approximation, and the boundaries
+/// it accepts, are documented in docs/analyzers/BOC103.md.
+/// </summary>
+internal sealed class Mutability
+{
+    private static readonly HashSet<string> s_selfSynchronizingNamespaces = new()
+    {
+        "System.Threading",
+        "System.Threading.Tasks",
+        "System.Threading.Channels",
+        "System.Collections.Concurrent",
+    };
+
+    private static readonly HashSet<string> s_mutableCollectionNamespaces = new()
+    {
+        "System.Collections",
+        "System.Collections.Generic",
+        "System.Collections.ObjectModel",
+        "System.Collections.Specialized",
+    };
+
+    private readonly BocTypes _types;
+
+    public Mutability(BocTypes types) => _types = types;
+
+    public bool IsMutable(ITypeSymbol? type) => IsMutable(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
+
+    /// <summary>A type whose own operations synchronise (locks, interlocked counters, events, concurrent collections).</summary>
+    public static bool IsSelfSynchronizing(ITypeSymbol type)
+    {
+        string ns = type.ContainingNamespace?.ToDisplayString() ?? "";
+        if (s_selfSynchronizingNamespaces.Contains(ns))
+        {
+            return true;
+        }
+
+        // A type that keeps a synchronisation primitive or a volatile field is taken to guard its own state: the
+        // analyzer cannot see whether every access is guarded, and flagging every such type would bury real findings.
+        if (type.TypeKind is TypeKind.Class or TypeKind.Struct && type.ContainingAssembly is not null)
+        {
+            foreach (IFieldSymbol field in type.GetMembers().OfType<IFieldSymbol>())
+            {
+                if (field.IsStatic)
+                {
+                    continue;
+                }
+
+                if (field.IsVolatile)
+                {
+                    return true;
+                }
+
+                string fieldNs = field.Type.ContainingNamespace?.ToDisplayString() ?? "";
+                if (s_selfSynchronizingNamespaces.Contains(fieldNs) && field.Type.TypeKind is TypeKind.Class or TypeKind.Struct)
+                {
+                    return true;
+                }
+            }
+        }
+
+        return false;
+    }
+
+    private bool IsMutable(ITypeSymbol? type, HashSet<ITypeSymbol> visiting)
+    {
+        if (type is null)
+        {
+            return false;
+        }
+
+        if (_types.MutabilityCache.TryGetValue(type, out bool cached))
+        {
+            return cached;
+        }
+
+        if (!visiting.Add(type))
+        {
+            // A cycle (a node that points to nodes of its own type) adds nothing: the other fields decide.
+            return false;
+        }
+
+        bool result = Compute(type, visiting);
+        visiting.Remove(type);
+        _types.MutabilityCache.TryAdd(type, result);
+        return result;
+    }
+
+    private bool Compute(ITypeSymbol type, HashSet<ITypeSymbol> visiting)
+    {
+        switch (type.SpecialType)
+        {
+            case SpecialType.System_Object:
+                // A bare object reference can only be compared, locked or cast; treat it as an identity.
+                return false;
+            case SpecialType.System_String:
+                return false;
+        }
+
+        if (type.IsValueType && type.SpecialType != SpecialType.None)
+        {
+            return false;
+        }
+
+        switch (type)
+        {
+            case IArrayTypeSymbol array:
+                // An array of cowns is a set of identities that code builds once and shares: treating it as mutable
+                // would flag every multi-cown program, so replacing elements of such an array is accepted unflagged.
+                return !_types.IsBocHandle(array.ElementType);
+            case ITypeParameterSymbol parameter:
+                return !parameter.HasValueTypeConstraint && !parameter.HasUnmanagedTypeConstraint
+                    && !parameter.ConstraintTypes.Any(t => !IsMutable(t, visiting) && t.TypeKind != TypeKind.Interface);
+            case IPointerTypeSymbol or IFunctionPointerTypeSymbol:
+                return true;
+            case INamedTypeSymbol named:
+                return ComputeNamed(named, visiting);
+            default:
+                return false;
+        }
+    }
+
+    private bool ComputeNamed(INamedTypeSymbol named, HashSet<ITypeSymbol> visiting)
+    {
+        if (named.TypeKind is TypeKind.Enum or TypeKind.Delegate)
+        {
+            // Delegates are immutable; what a lambda captures is analysed where the lambda is written.
+            return false;
+        }
+
+        if (_types.IsBocHandle(named))
+        {
+            return false;
+        }
+
+        if (named.OriginalDefinition.SpecialType == SpecialType.System_Nullable_T || named.IsTupleType)
+        {
+            return named.TypeArguments.Any(t => IsMutable(t, visiting));
+        }
+
+        string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
+        if (IsSelfSynchronizing(named))
+        {
+            return false;
+        }
+
+        if (ns == "System.Collections.Immutable")
+        {
+            return named.TypeArguments.Any(t => IsMutable(t, visiting));
+        }
+
+        if (s_mutableCollectionNamespaces.Contains(ns))
+        {
+            // Read-only views and interfaces are shareable when what they show is; everything else in these namespaces
+            // (List, Dictionary, HashSet, Queue, arrays behind IList, ...) can be changed through the reference.
+            if (named.Name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
+                || named.Name.StartsWith("ReadOnly", System.StringComparison.Ordinal)
+                || named.Name is "IEnumerable" or "IEnumerator" or "IComparer" or "IEqualityComparer" or "KeyValuePair"
+                    or "Comparer" or "EqualityComparer")
+            {
+                return named.TypeArguments.Any(t => IsMutable(t, visiting));
+            }
+
+            return true;
+        }
+
+        string full = named.OriginalDefinition.ToDisplayString();
+        if (full is "System.Text.StringBuilder" or "System.Random" || InheritsFrom(named, "System.IO.Stream"))
+        {
+            return true;
+        }
+
+        if (named.TypeKind == TypeKind.Interface)
+        {
+            // An interface says nothing of its implementation; only settable properties say it is mutable.
+            return named.GetMembers().OfType<IPropertySymbol>().Any(p => p.SetMethod is { IsInitOnly: false });
+        }
+
+        for (INamedTypeSymbol? current = named; current is not null && current.SpecialType != SpecialType.System_Object
+            && current.SpecialType != SpecialType.System_ValueType; current = current.BaseType)
+        {
+            if (IsSelfSynchronizing(current))
+            {
+                return false;
+            }
+
+            foreach (ISymbol member in current.GetMembers())
+            {
+                switch (member)
+                {
+                    case IFieldSymbol { IsStatic: false, IsConst: false } field:
+                        if (!field.IsReadOnly || IsMutable(field.Type, visiting))
+                        {
+                            return true;
+                        }
+
+                        break;
+                    case IPropertySymbol { IsStatic: false } property:
+                        if (property.SetMethod is { IsInitOnly: false })
+                        {
+                            return true;
+                        }
+
+                        // Metadata types do not show their private fields; a get-only property of a mutable type is the
+                        // next best evidence. Arrays are left out: properties that return arrays usually return copies.
+                        if (!current.Locations.Any(l => l.IsInSource) && property.DeclaredAccessibility == Accessibility.Public
+                            && !property.IsIndexer && property.Type is INamedTypeSymbol && IsMutable(property.Type, visiting))
+                        {
+                            return true;
+                        }
+
+                        break;
+                }
+            }
+        }
+
+        return false;
+    }
+
+    private static bool InheritsFrom(INamedTypeSymbol type, string fullName)
+    {
+        for (INamedTypeSymbol? current = type; current is not null; current = current.BaseType)
+        {
+            if (current.ToDisplayString() == fullName)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+}

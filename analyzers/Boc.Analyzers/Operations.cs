@@ -1,0 +1,196 @@
+using System.Linq;
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp.Syntax;
+using Microsoft.CodeAnalysis.Operations;
+using Microsoft.CodeAnalysis.Text;
+
+namespace Boc.Analyzers;
+
+/// <summary>Small queries over IOperation trees shared by the rules.</summary>
+internal static class Operations
+{
+    public static IOperation Strip(IOperation operation)
+    {
+        IOperation current = operation;
+        while (current is IConversionOperation conversion)
+        {
+            current = conversion.Operand;
+        }
+
+        return current;
+    }
+
+    /// <summary>The symbol a local, parameter, local-function or method-group operation refers to.</summary>
+    public static ISymbol? ReferencedSymbol(IOperation operation) => operation switch
+    {
+        ILocalReferenceOperation local => local.Local,
+        IParameterReferenceOperation parameter => parameter.Parameter,
+        IMethodReferenceOperation { Method.MethodKind: MethodKind.LocalFunction } method => method.Method.OriginalDefinition,
+        IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call => call.TargetMethod.OriginalDefinition,
+        _ => null,
+    };
+
+    public static TextSpan DeclarationSpan(ISymbol symbol) =>
+        symbol.DeclaringSyntaxReferences.FirstOrDefault()?.Span ?? default;
+
+    public static bool IsDeclaredInside(ISymbol symbol, IOperation function)
+    {
+        SyntaxReference? reference = symbol.DeclaringSyntaxReferences.FirstOrDefault();
+        return reference is not null && reference.SyntaxTree == function.Syntax.SyntaxTree
+            && function.Syntax.Span.Contains(reference.Span);
+    }
+
+    public static bool IsInside(IOperation operation, IOperation container) =>
+        operation.Syntax.SyntaxTree == container.Syntax.SyntaxTree && container.Syntax.Span.Contains(operation.Syntax.Span);
+
+    /// <summary>
+    /// The name of the API that runs <paramref name="operation"/> (a lambda or delegate argument) on another thread, if
+    /// it is an argument of one: such code does not run inside the behaviour.
+    /// </summary>
+    public static string? OffloadingApi(IOperation operation)
+    {
+        IOperation? current = operation.Parent;
+        while (current is IDelegateCreationOperation or IConversionOperation)
+        {
+            current = current.Parent;
+        }
+
+        if (current is not IArgumentOperation argument)
+        {
+            return null;
+        }
+
+        return argument.Parent switch
+        {
+            IInvocationOperation invocation => OffloadingMethod(invocation.TargetMethod),
+            IObjectCreationOperation creation when creation.Constructor is { } constructor => OffloadingConstructor(constructor.ContainingType),
+            _ => null,
+        };
+    }
+
+    public static bool IsOffloaded(IOperation operation) => OffloadingApi(operation) is not null;
+
+    public static string? OffloadingMethod(IMethodSymbol method)
+    {
+        string type = method.ContainingType?.OriginalDefinition.ToDisplayString() ?? "";
+        return (type, method.Name) switch
+        {
+            ("System.Threading.Tasks.Task", "Run") => "Task.Run",
+            ("System.Threading.Tasks.TaskFactory", "StartNew") or ("System.Threading.Tasks.TaskFactory<TResult>", "StartNew") => "TaskFactory.StartNew",
+            ("System.Threading.Tasks.Task", "ContinueWith") or ("System.Threading.Tasks.Task<TResult>", "ContinueWith") => "ContinueWith",
+            ("System.Threading.ThreadPool", "QueueUserWorkItem" or "UnsafeQueueUserWorkItem" or "RegisterWaitForSingleObject") => "ThreadPool." + method.Name,
+            ("System.Threading.CancellationToken", "Register" or "UnsafeRegister") => "CancellationToken.Register",
+            _ => null,
+        };
+    }
+
+    public static string? OffloadingConstructor(INamedTypeSymbol type) => type.OriginalDefinition.ToDisplayString() switch
+    {
+        "System.Threading.Thread" => "new Thread",
+        "System.Threading.Timer" => "new Timer",
+        "System.Threading.Tasks.Task" or "System.Threading.Tasks.Task<TResult>" => "new Task",
+        _ => null,
+    };
+
+    /// <summary>Whether <paramref name="reference"/> (a local or parameter reference) is written by its parent.</summary>
+    public static bool IsWrite(IOperation reference)
+    {
+        IOperation? parent = reference.Parent;
+        switch (parent)
+        {
+            case IAssignmentOperation assignment when assignment.Target == reference:
+            case IIncrementOrDecrementOperation increment when increment.Target == reference:
+                return true;
+            case IArgumentOperation argument when argument.Value == reference:
+                return argument.Parameter?.RefKind is RefKind.Ref or RefKind.Out;
+            case ITupleOperation:
+                // Deconstruction targets are tuples of references.
+                for (IOperation? up = parent; up is ITupleOperation; up = up.Parent)
+                {
+                    if (up.Parent is IDeconstructionAssignmentOperation deconstruction && deconstruction.Target == up)
+                    {
+                        return true;
+                    }
+                }
+
+                return false;
+            case IMemberReferenceOperation member when reference.Type?.IsValueType == true && member.Parent is IAssignmentOperation a
+                && a.Target == member:
+                // Writing a field of a struct variable writes the variable.
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /// <summary>The innermost lambda or local function containing <paramref name="operation"/>.</summary>
+    public static IOperation? EnclosingFunction(IOperation operation)
+    {
+        for (IOperation? current = operation.Parent; current is not null; current = current.Parent)
+        {
+            if (current is IAnonymousFunctionOperation or ILocalFunctionOperation)
+            {
+                return current;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// Whether <paramref name="later"/> can run after <paramref name="spawn"/> in the same function, without a loop:
+    /// it follows in an enclosing block, and no <c>return</c> or <c>throw</c> comes between. Code in the other branch
+    /// of an <c>if</c>, or after a <c>return</c>, cannot. Loops are handled by the callers.
+    /// </summary>
+    public static bool ReachableAfter(IOperation spawn, IOperation later)
+    {
+        SyntaxNode target = later.Syntax;
+        if (target.SyntaxTree != spawn.Syntax.SyntaxTree || target.SpanStart < spawn.Syntax.Span.End)
+        {
+            return false;
+        }
+
+        for (SyntaxNode node = spawn.Syntax; node.Parent is { } parent; node = parent)
+        {
+            if (parent is AnonymousFunctionExpressionSyntax or LocalFunctionStatementSyntax or BaseMethodDeclarationSyntax
+                or AccessorDeclarationSyntax or CompilationUnitSyntax)
+            {
+                // Top-level statements: the compilation unit's statements run in order.
+                return parent is CompilationUnitSyntax && parent.Span.Contains(target.Span);
+            }
+
+            SyntaxList<StatementSyntax> statements = parent switch
+            {
+                BlockSyntax block => block.Statements,
+                SwitchSectionSyntax section => section.Statements,
+                _ => default,
+            };
+            int at = node is StatementSyntax statement ? statements.IndexOf(statement) : -1;
+            if (at < 0)
+            {
+                continue;
+            }
+
+            for (int i = at + 1; i < statements.Count; i++)
+            {
+                if (statements[i].Span.Contains(target.Span))
+                {
+                    return true;
+                }
+
+                if (statements[i] is ReturnStatementSyntax or ThrowStatementSyntax
+                    || statements[i] is ExpressionStatementSyntax { Expression: ThrowExpressionSyntax })
+                {
+                    return false;
+                }
+
+                if (statements[i] is BreakStatementSyntax or ContinueStatementSyntax or GotoStatementSyntax)
+                {
+                    break;
+                }
+            }
+        }
+
+        return false;
+    }
+}

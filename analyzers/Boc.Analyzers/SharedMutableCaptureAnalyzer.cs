@@ -1,0 +1,275 @@
+using System.Collections.Generic;
+using System.Collections.Immutable;
+using System.Linq;
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.Diagnostics;
+using Microsoft.CodeAnalysis.Operations;
+using Microsoft.CodeAnalysis.Text;
+
+namespace Boc.Analyzers;
+
+/// <summary>
+/// BOC103: a When body shares mutable state that no cown protects: a captured variable written inside the body or
+/// after the spawn (for-loop variables included), a captured mutable object the spawning code keeps using, implicit
+/// <c>this</c> with mutable state, a mutable static, or a mutable state argument the spawning code keeps using.
+/// </summary>
+[DiagnosticAnalyzer(LanguageNames.CSharp)]
+public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
+{
+    public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics { get; } = ImmutableArray.Create(Descriptors.SharedMutableCapture);
+
+    private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
+    {
+        Mutability mutability = index.Types.Mutability;
+        foreach (Spawn spawn in index.Spawns)
+        {
+            if (spawn.Body?.Function is not { } function)
+            {
+                CheckStateArgument(index, spawn, null, new List<Taint>(), report);
+                continue;
+            }
+
+            // Symbols holding an enclosing behaviour's state are BOC101's business.
+            var enclosing = index.EnclosingBehaviours(spawn.Invocation).Select(index.TaintOf).ToList();
+            var seen = new HashSet<ISymbol>(SymbolEqualityComparer.Default);
+            bool reportedThis = false;
+            foreach (IOperation operation in index.BodyOperations(spawn))
+            {
+                switch (operation)
+                {
+                    case ILocalReferenceOperation or IParameterReferenceOperation:
+                    {
+                        ISymbol symbol = Operations.ReferencedSymbol(operation)!;
+                        if (Operations.IsDeclaredInside(symbol, function) || enclosing.Any(t => t.Get(symbol) is not null)
+                            || !seen.Add(symbol))
+                        {
+                            continue;
+                        }
+
+                        if (CheckCapture(index, spawn, function, symbol) is { } message)
+                        {
+                            report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Syntax.GetLocation(), message));
+                        }
+
+                        break;
+                    }
+
+                    case IInstanceReferenceOperation { ReferenceKind: InstanceReferenceKind.ContainingTypeInstance } self when !reportedThis:
+                        if (ThisAccess(self, mutability) is { } access)
+                        {
+                            reportedThis = true;
+                            report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Parent!.Syntax.GetLocation(),
+                                $"The behaviour uses 'this' ({access}); the object's mutable state is shared with every other thread that holds it: pass what the body needs as immutable values, or keep the state in a cown"));
+                        }
+
+                        break;
+                    case IFieldReferenceOperation { Field: { IsStatic: true, IsConst: false } field } when IsMutableStatic(field, mutability):
+                        report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Syntax.GetLocation(),
+                            $"The behaviour uses the mutable static '{field.Name}', shared by every thread; keep it in a cown or make it readonly and immutable"));
+                        break;
+                    case IPropertyReferenceOperation { Property: { IsStatic: true } property } when property.Locations.Any(l => l.IsInSource)
+                        && (property.SetMethod is { IsInitOnly: false } || mutability.IsMutable(property.Type)):
+                        report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Syntax.GetLocation(),
+                            $"The behaviour uses the mutable static '{property.Name}', shared by every thread; keep it in a cown or make it immutable"));
+                        break;
+                }
+            }
+
+            CheckStateArgument(index, spawn, function, enclosing, report);
+        }
+    }
+
+    private static string? CheckCapture(BehaviourIndex index, Spawn spawn, IOperation function, ISymbol symbol)
+    {
+        List<IOperation> references = index.References.TryGetValue(symbol, out List<IOperation>? list) ? list : new List<IOperation>();
+        List<IOperation> writes = references.Where(Operations.IsWrite).ToList();
+        string name = symbol.Name;
+        if (writes.Any(w => Operations.IsInside(w, function)))
+        {
+            return $"'{name}' is captured and assigned inside the behaviour, which runs concurrently with the spawning code: copy it into a local declared inside the body, or keep it in a cown";
+        }
+
+        if (IsEnclosingForVariable(spawn, symbol))
+        {
+            return $"'{name}' is a for-loop variable: every behaviour spawned by the loop shares it and sees later iterations' values; copy it into a local declared inside the loop body";
+        }
+
+        if (writes.Any(w => !HappensBeforeSpawn(w, spawn, symbol)))
+        {
+            return $"'{name}' is captured and assigned after the When (or by other code that may run at the same time), so the behaviour races with that write: copy the value into a local that is never reassigned";
+        }
+
+        ITypeSymbol? type = symbol switch { ILocalSymbol l => l.Type, IParameterSymbol p => p.Type, _ => null };
+        if (!index.Types.Mutability.IsMutable(type))
+        {
+            return null;
+        }
+
+        if (symbol is IParameterSymbol)
+        {
+            return $"'{name}' is a parameter of mutable type '{type!.ToDisplayString()}': the caller still holds it while the behaviour runs; pass an immutable copy or keep it in a cown";
+        }
+
+        if (SharedOutside(spawn, function, symbol, references))
+        {
+            return $"'{name}' is a mutable '{type!.ToDisplayString()}' that the spawning code (or another spawn) also uses: the accesses race; give the behaviour its own copy, or keep the object in a cown";
+        }
+
+        return null;
+    }
+
+    private static void CheckStateArgument(BehaviourIndex index, Spawn spawn, IOperation? function, List<Taint> enclosing,
+        System.Action<Diagnostic> report)
+    {
+        if (spawn.StateArgument is not { } state)
+        {
+            return;
+        }
+
+        IOperation value = Operations.Strip(state.Value);
+        Mutability mutability = index.Types.Mutability;
+        if (value is IFieldReferenceOperation { Field: { IsStatic: true, IsConst: false } field } && IsMutableStatic(field, mutability))
+        {
+            report(Diagnostic.Create(Descriptors.SharedMutableCapture, state.Syntax.GetLocation(),
+                $"The state argument is the mutable static '{field.Name}', shared by every thread; keep it in a cown"));
+            return;
+        }
+
+        // The state argument is an explicit hand-over: it is flagged only when the spawning code visibly keeps using the
+        // object (a later use, a use from another function, or one object handed to every iteration of a loop).
+        ISymbol? symbol = Operations.ReferencedSymbol(value);
+        if (symbol is not (ILocalSymbol or IParameterSymbol) || !mutability.IsMutable(value.Type) || enclosing.Any(t => t.Get(symbol) is not null))
+        {
+            return;
+        }
+
+        List<IOperation> references = index.References.TryGetValue(symbol, out List<IOperation>? list) ? list : new List<IOperation>();
+        if (UsedAfter(spawn, symbol, index) || InLoopWithout(spawn.Invocation, symbol) || references.Any(r => r != value
+            && Operations.EnclosingFunction(r) is { } f && f != Operations.EnclosingFunction(spawn.Invocation)
+            && (function is null || !Operations.IsInside(r, function))))
+        {
+            report(Diagnostic.Create(Descriptors.SharedMutableCapture, state.Syntax.GetLocation(),
+                $"The state argument '{symbol.Name}' is a mutable '{value.Type!.ToDisplayString()}' that the spawning code keeps using: the accesses race; hand over an object nobody else uses, or keep it in a cown"));
+        }
+    }
+
+    private static bool UsedAfter(Spawn spawn, ISymbol symbol, BehaviourIndex index) =>
+        index.References.TryGetValue(symbol, out List<IOperation>? references)
+        && references.Any(r => Operations.ReachableAfter(spawn.Invocation, r));
+
+    private static bool SharedOutside(Spawn spawn, IOperation function, ISymbol symbol, List<IOperation> references)
+    {
+        IOperation? spawnFunction = Operations.EnclosingFunction(spawn.Invocation);
+        foreach (IOperation reference in references)
+        {
+            if (reference is ILocalReferenceOperation { IsDeclaration: true } || Operations.IsInside(reference, function))
+            {
+                continue;
+            }
+
+            // Used after the spawn, or from another lambda or local function (which may run at any time).
+            if (Operations.ReachableAfter(spawn.Invocation, reference) || Operations.EnclosingFunction(reference) != spawnFunction)
+            {
+                return true;
+            }
+        }
+
+        // One object captured by a spawn in a loop is shared by all the behaviours the loop spawns.
+        return InLoopWithout(spawn.Invocation, symbol);
+    }
+
+    private static bool IsEnclosingForVariable(Spawn spawn, ISymbol symbol)
+    {
+        for (IOperation? current = spawn.Invocation.Parent; current is not null; current = current.Parent)
+        {
+            if (current is IForLoopOperation loop && symbol is ILocalSymbol local && loop.Locals.Contains(local, SymbolEqualityComparer.Default))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// A write happens before the spawn if it cannot run after it: it is not reachable after the spawn in straight-line
+    /// code, not inside a lambda or local function that may run at any time, and not in a loop (around both) that would
+    /// repeat it.
+    /// </summary>
+    private static bool HappensBeforeSpawn(IOperation write, Spawn spawn, ISymbol symbol)
+    {
+        if (Operations.ReachableAfter(spawn.Invocation, write))
+        {
+            return false;
+        }
+
+        IOperation? writeFunction = Operations.EnclosingFunction(write);
+        if (writeFunction is not null && !Operations.IsInside(spawn.Invocation, writeFunction))
+        {
+            return false;
+        }
+
+        return !InLoopWithout(spawn.Invocation, symbol, write);
+    }
+
+    /// <summary>Whether a loop around <paramref name="operation"/> (and <paramref name="alsoContaining"/>) lies inside the scope of <paramref name="symbol"/>.</summary>
+    private static bool InLoopWithout(IOperation operation, ISymbol symbol, IOperation? alsoContaining = null)
+    {
+        TextSpan declaration = Operations.DeclarationSpan(symbol);
+        for (IOperation? current = operation.Parent; current is not null; current = current.Parent)
+        {
+            if (current is IAnonymousFunctionOperation or ILocalFunctionOperation)
+            {
+                // A loop outside the function that holds the spawn repeats the whole function, declaration included.
+                return false;
+            }
+
+            if (current is ILoopOperation loop && !loop.Syntax.Span.Contains(declaration)
+                && (alsoContaining is null || loop.Syntax.Span.Contains(alsoContaining.Syntax.Span)))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static string? ThisAccess(IInstanceReferenceOperation self, Mutability mutability)
+    {
+        ITypeSymbol? type = self.Type;
+        switch (self.Parent)
+        {
+            case IFieldReferenceOperation { Field: { } field }:
+                return !field.IsReadOnly ? $"the mutable field '{field.Name}'"
+                    : mutability.IsMutable(field.Type) ? $"the field '{field.Name}' of mutable type" : null;
+            case IPropertyReferenceOperation { Property: { } property }:
+                if (property.SetMethod is { IsInitOnly: false })
+                {
+                    return $"the settable property '{property.Name}'";
+                }
+
+                bool isAuto = type is not null && type.GetMembers().OfType<IFieldSymbol>().Any(f => SymbolEqualityComparer.Default.Equals(f.AssociatedSymbol, property));
+                if (isAuto)
+                {
+                    return mutability.IsMutable(property.Type) ? $"the property '{property.Name}' of mutable type" : null;
+                }
+
+                return mutability.IsMutable(type) ? $"the property '{property.Name}' of an object with mutable state" : null;
+            case IInvocationOperation { TargetMethod: { } method }:
+                return mutability.IsMutable(type) ? $"the method '{method.Name}' of an object with mutable state" : null;
+            default:
+                return mutability.IsMutable(type) ? "an object with mutable state" : null;
+        }
+    }
+
+    private static bool IsMutableStatic(IFieldSymbol field, Mutability mutability)
+    {
+        if (field.GetAttributes().Any(a => a.AttributeClass?.Name == "ThreadStaticAttribute"))
+        {
+            // Each thread has its own copy: nothing is shared.
+            return false;
+        }
+
+        return !field.IsReadOnly || mutability.IsMutable(field.Type);
+    }
+}

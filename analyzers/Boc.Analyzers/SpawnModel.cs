@@ -1,0 +1,362 @@
+using System.Collections.Generic;
+using System.Collections.Immutable;
+using System.Linq;
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.Operations;
+
+namespace Boc.Analyzers;
+
+/// <summary>One cown argument of a spawn: a single cown (<c>c1..c8</c>) or a dynamic set (<c>cowns</c>).</summary>
+internal sealed class CownArgument
+{
+    public CownArgument(IArgumentOperation argument, bool isSet, bool isReadOnly)
+    {
+        Argument = argument;
+        IsSet = isSet;
+        IsReadOnly = isReadOnly;
+    }
+
+    public IArgumentOperation Argument { get; }
+
+    public bool IsSet { get; }
+
+    public bool IsReadOnly { get; }
+}
+
+/// <summary>
+/// The function that runs as a behaviour: a lambda or anonymous method, a local function used as a method group, or a
+/// lambda reached through a delegate local. <see cref="Function"/> is null for ordinary methods (not analysed here).
+/// </summary>
+internal sealed class BodyFunction
+{
+    public BodyFunction(IMethodSymbol symbol, IOperation? function, IOperation? body)
+    {
+        Symbol = symbol;
+        Function = function;
+        Body = body;
+    }
+
+    public IMethodSymbol Symbol { get; }
+
+    public IOperation? Function { get; }
+
+    public IOperation? Body { get; }
+}
+
+/// <summary>A call to <c>When</c>/<c>WhenAsync</c> on <c>BocRuntime</c> or <c>Behaviours</c>.</summary>
+internal sealed class Spawn
+{
+    public Spawn(IInvocationOperation invocation, ImmutableArray<CownArgument> cowns, IArgumentOperation bodyArgument,
+        IArgumentOperation? stateArgument)
+    {
+        Invocation = invocation;
+        Cowns = cowns;
+        BodyArgument = bodyArgument;
+        StateArgument = stateArgument;
+    }
+
+    public IInvocationOperation Invocation { get; }
+
+    public ImmutableArray<CownArgument> Cowns { get; }
+
+    public IArgumentOperation BodyArgument { get; }
+
+    public IArgumentOperation? StateArgument { get; }
+
+    public BodyFunction? Body { get; set; }
+
+    /// <summary>The body's parameters that receive acquired state, in cown-argument order.</summary>
+    public ImmutableArray<IParameterSymbol> Acquired { get; set; } = ImmutableArray<IParameterSymbol>.Empty;
+
+    public IParameterSymbol? StateParameter { get; set; }
+
+    public bool IsReadOnly(IParameterSymbol parameter)
+    {
+        int index = Acquired.IndexOf(parameter, SymbolEqualityComparer.Default);
+        return index >= 0 && Cowns[index].IsReadOnly;
+    }
+
+    public CownArgument? CownFor(IParameterSymbol parameter)
+    {
+        int index = Acquired.IndexOf(parameter, SymbolEqualityComparer.Default);
+        return index >= 0 ? Cowns[index] : null;
+    }
+
+    public static Spawn? TryCreate(IInvocationOperation invocation, BocTypes types)
+    {
+        IMethodSymbol method = invocation.TargetMethod;
+        if (method.Name is not ("When" or "WhenAsync") || !types.IsSpawner(method.ContainingType))
+        {
+            return null;
+        }
+
+        ImmutableArray<CownArgument>.Builder cowns = ImmutableArray.CreateBuilder<CownArgument>();
+        IArgumentOperation? body = null;
+        IArgumentOperation? state = null;
+        foreach (IArgumentOperation argument in invocation.Arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue))
+        {
+            IParameterSymbol? parameter = argument.Parameter;
+            if (parameter is null)
+            {
+                continue;
+            }
+
+            // Parameter names are part of the generated API (eng/GenerateWhen.cs); a TState may itself be a delegate or a
+            // list, so names, not types, tell the roles apart.
+            switch (parameter.Name)
+            {
+                case "body":
+                    body = argument;
+                    break;
+                case "state":
+                    state = argument;
+                    break;
+                case "cowns":
+                    cowns.Add(new CownArgument(argument, isSet: true, IsReadOnlySetExpression(argument.Value, types)));
+                    break;
+                default:
+                    if (parameter.Type is INamedTypeSymbol named
+                        && SymbolEqualityComparer.Default.Equals(named.OriginalDefinition, types.Acquirable))
+                    {
+                        cowns.Add(new CownArgument(argument, isSet: false, IsReadOnlyCownExpression(argument.Value, types)));
+                    }
+
+                    break;
+            }
+        }
+
+        return body is null ? null : new Spawn(invocation, cowns.ToImmutable(), body, state);
+    }
+
+    private static bool IsReadOnlyCownExpression(IOperation value, BocTypes types) =>
+        types.IsReadOnlyCown(Operations.Strip(value).Type);
+
+    private static bool IsReadOnlySetExpression(IOperation value, BocTypes types)
+    {
+        IOperation stripped = Operations.Strip(value);
+        switch (stripped)
+        {
+            case IArrayCreationOperation { Initializer: { } initializer } when initializer.ElementValues.Length > 0:
+                return initializer.ElementValues.All(e => IsReadOnlyCownExpression(e, types));
+            case ICollectionExpressionOperation collection when collection.Elements.Length > 0:
+                return collection.Elements.All(e => IsReadOnlyCownExpression(e, types));
+        }
+
+        ITypeSymbol? type = stripped.Type;
+        if (type is IArrayTypeSymbol array)
+        {
+            return types.IsReadOnlyCown(array.ElementType);
+        }
+
+        return type is INamedTypeSymbol named
+            && named.AllInterfaces.Concat(new[] { named })
+                .Any(i => i.OriginalDefinition.SpecialType == SpecialType.System_Collections_Generic_IEnumerable_T
+                    && types.IsReadOnlyCown(i.TypeArguments[0]));
+    }
+}
+
+/// <summary>
+/// Every spawn in one operation block (a member body with its lambdas and local functions), with bodies resolved and
+/// the references to each local and parameter indexed, so that each rule walks the block once.
+/// </summary>
+internal sealed class BehaviourIndex
+{
+    private readonly Dictionary<IOperation, Spawn> _spawnByFunction = new();
+    private readonly Dictionary<Spawn, Taint> _taints = new();
+
+    private BehaviourIndex(BocTypes types) => Types = types;
+
+    public BocTypes Types { get; }
+
+    public List<Spawn> Spawns { get; } = new();
+
+    public List<IOperation> AllOperations { get; } = new();
+
+    public Dictionary<ISymbol, List<IOperation>> References { get; } = new(SymbolEqualityComparer.Default);
+
+    public Dictionary<IMethodSymbol, ILocalFunctionOperation> LocalFunctions { get; } = new(SymbolEqualityComparer.Default);
+
+    /// <summary>Values assigned to each local (declarator initialisers and plain assignments).</summary>
+    public Dictionary<ILocalSymbol, List<IOperation>> LocalValues { get; } = new(SymbolEqualityComparer.Default);
+
+    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types)
+    {
+        var index = new BehaviourIndex(types);
+        foreach (IOperation block in blocks)
+        {
+            foreach (IOperation operation in block.DescendantsAndSelf())
+            {
+                index.AllOperations.Add(operation);
+                switch (operation)
+                {
+                    case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
+                        index.Spawns.Add(spawn);
+                        break;
+                    case ILocalFunctionOperation localFunction:
+                        index.LocalFunctions[localFunction.Symbol] = localFunction;
+                        break;
+                    case ILocalReferenceOperation local:
+                        index.AddReference(local.Local, local);
+                        break;
+                    case IParameterReferenceOperation parameter:
+                        index.AddReference(parameter.Parameter, parameter);
+                        break;
+                    case IVariableDeclaratorOperation declarator when declarator.GetVariableInitializer() is { } initializer:
+                        index.AddValue(declarator.Symbol, initializer.Value);
+                        break;
+                    case ISimpleAssignmentOperation { Target: ILocalReferenceOperation target } assignment:
+                        index.AddValue(target.Local, assignment.Value);
+                        break;
+                }
+            }
+        }
+
+        if (index.Spawns.Count == 0)
+        {
+            return null;
+        }
+
+        foreach (Spawn spawn in index.Spawns)
+        {
+            index.Resolve(spawn);
+        }
+
+        return index;
+    }
+
+    /// <summary>All acquired state of <paramref name="spawn"/> and its aliases; computed once, shared by the rules.</summary>
+    public Taint TaintOf(Spawn spawn)
+    {
+        lock (_taints)
+        {
+            if (!_taints.TryGetValue(spawn, out Taint? taint))
+            {
+                _taints[spawn] = taint = Taint.Compute(this, spawn);
+            }
+
+            return taint;
+        }
+    }
+
+    /// <summary>The spawn whose body is this function (lambda or local function operation), if any.</summary>
+    public Spawn? SpawnOfFunction(IOperation function) => _spawnByFunction.TryGetValue(function, out Spawn? spawn) ? spawn : null;
+
+    /// <summary>Behaviour bodies that enclose <paramref name="operation"/>, innermost first.</summary>
+    public IEnumerable<Spawn> EnclosingBehaviours(IOperation operation)
+    {
+        for (IOperation? current = operation.Parent; current is not null; current = current.Parent)
+        {
+            if (current is IAnonymousFunctionOperation or ILocalFunctionOperation && SpawnOfFunction(current) is { } spawn)
+            {
+                yield return spawn;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Operations of a body, without the bodies of nested spawns (each spawn is checked on its own) and, when asked,
+    /// without functions handed to another thread (<c>Task.Run</c> and the like), which do not run inside the behaviour.
+    /// </summary>
+    public IEnumerable<IOperation> BodyOperations(Spawn spawn, bool skipOffloaded = false)
+    {
+        if (spawn.Body?.Body is not { } body)
+        {
+            yield break;
+        }
+
+        var stack = new Stack<IOperation>();
+        stack.Push(body);
+        while (stack.Count > 0)
+        {
+            IOperation current = stack.Pop();
+            yield return current;
+            // Children are pushed last-first so that operations come out in source order (first use is reported).
+            foreach (IOperation child in current.ChildOperations.Reverse())
+            {
+                if (child is IAnonymousFunctionOperation or ILocalFunctionOperation && SpawnOfFunction(child) is not null)
+                {
+                    continue;
+                }
+
+                if (skipOffloaded && child is IAnonymousFunctionOperation && Operations.IsOffloaded(child))
+                {
+                    continue;
+                }
+
+                stack.Push(child);
+            }
+        }
+    }
+
+    private void AddReference(ISymbol symbol, IOperation reference)
+    {
+        if (!References.TryGetValue(symbol, out List<IOperation>? list))
+        {
+            References[symbol] = list = new List<IOperation>();
+        }
+
+        list.Add(reference);
+    }
+
+    private void AddValue(ILocalSymbol local, IOperation value)
+    {
+        if (!LocalValues.TryGetValue(local, out List<IOperation>? list))
+        {
+            LocalValues[local] = list = new List<IOperation>();
+        }
+
+        list.Add(value);
+    }
+
+    private void Resolve(Spawn spawn)
+    {
+        BodyFunction? body = ResolveFunction(spawn.BodyArgument.Value, depth: 0);
+        if (body is null)
+        {
+            return;
+        }
+
+        spawn.Body = body;
+        if (body.Function is not null)
+        {
+            _spawnByFunction[body.Function] = spawn;
+        }
+
+        ImmutableArray<IParameterSymbol> parameters = body.Symbol.Parameters;
+        int stateCount = spawn.StateArgument is null ? 0 : 1;
+        if (parameters.Length == spawn.Cowns.Length + stateCount)
+        {
+            spawn.Acquired = parameters.Take(spawn.Cowns.Length).ToImmutableArray();
+            spawn.StateParameter = stateCount == 1 ? parameters[parameters.Length - 1] : null;
+        }
+    }
+
+    /// <summary>Follows a delegate expression to the function it runs, through one delegate local at most.</summary>
+    public BodyFunction? ResolveFunction(IOperation value, int depth)
+    {
+        IOperation stripped = Operations.Strip(value);
+        if (stripped is IDelegateCreationOperation creation)
+        {
+            stripped = Operations.Strip(creation.Target);
+        }
+
+        switch (stripped)
+        {
+            case IAnonymousFunctionOperation lambda:
+                return new BodyFunction(lambda.Symbol, lambda, lambda.Body);
+            case IMethodReferenceOperation reference:
+                if (reference.Method.MethodKind == MethodKind.LocalFunction
+                    && LocalFunctions.TryGetValue(reference.Method.OriginalDefinition, out ILocalFunctionOperation? local))
+                {
+                    return new BodyFunction(reference.Method, local, local.Body ?? local.IgnoredBody);
+                }
+
+                return new BodyFunction(reference.Method, null, null);
+            case ILocalReferenceOperation delegateLocal when depth == 0
+                && LocalValues.TryGetValue(delegateLocal.Local, out List<IOperation>? values) && values.Count == 1:
+                return ResolveFunction(values[0], depth + 1);
+            default:
+                return null;
+        }
+    }
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Proves that a plain PackageReference to the Boc package brings the analyzer: packs src/Boc into a local folder feed
+# (in a temp dir), builds a throw-away console project that references the package (not the project) and contains a bad
+# capture, and fails unless the build output shows the diagnostic.
+#
+#   bash eng/check-analyzer-package.sh
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+version="0.0.0-analyzer-check"
+expected="BOC101"
+
+dotnet pack "$repo/src/Boc/Boc.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
+  || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack failed" >&2; exit 1; }
+nupkg="$work/feed/Boc.$version.nupkg"
+if ! unzip -l "$nupkg" | grep -q 'analyzers/dotnet/cs/Boc.Analyzers.dll'; then
+  unzip -l "$nupkg"
+  echo "check-analyzer-package: Boc.Analyzers.dll is not under analyzers/dotnet/cs in the package" >&2
+  exit 1
+fi
+
+mkdir -p "$work/app"
+# The local feed is added to the sources configured on the machine, so anything else still restores as usual.
+cat >"$work/app/nuget.config" <<XML
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <add key="boc-check" value="$work/feed" />
+  </packageSources>
+</configuration>
+XML
+cat >"$work/app/App.csproj" <<XML
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>net10.0</TargetFramework>
+    <Nullable>enable</Nullable>
+    <ImplicitUsings>enable</ImplicitUsings>
+  </PropertyGroup>
+  <ItemGroup>
+    <PackageReference Include="Boc" Version="$version" />
+  </ItemGroup>
+</Project>
+XML
+cat >"$work/app/Program.cs" <<'CS'
+using Boc;
+using static Boc.Behaviours;
+
+var src = new Cown<Account>(new Account());
+var dst = new Cown<Account>(new Account());
+
+// The inner behaviour runs after the outer one released src: reading s there races (BOC101).
+When(src, s => When(dst, d => d.Balance += s.Balance));
+await WaitForQuiescenceAsync();
+
+internal sealed class Account
+{
+    public long Balance { get; set; }
+}
+CS
+
+# A private package cache for the throw-away app only: the check package never lands in (or is served stale from) the
+# user's global cache. The pack above keeps the normal cache, so the repository's own restore is left alone.
+set +e
+(cd "$work/app" && NUGET_PACKAGES="$work/packages" dotnet build -c Release --nologo 2>&1) >"$work/build.log"
+build_status=$?
+set -e
+if [ "$build_status" -ne 0 ] || ! grep -q "warning $expected" "$work/build.log"; then
+  cat "$work/build.log"
+  echo "check-analyzer-package: building against the Boc package did not report $expected (exit $build_status)" >&2
+  exit 1
+fi
+grep -m1 "warning $expected" "$work/build.log" | sed "s|$work/app/||"
+echo "check-analyzer-package: OK, a PackageReference to Boc $version reports $expected"

@@ -1,0 +1,171 @@
+using static Boc.Analyzers.Tests.AnalyzerHarness;
+
+namespace Boc.Analyzers.Tests;
+
+public class Boc201BlockingTests
+{
+    private const string Helpers = """
+
+        static class H
+        {
+            public static readonly object Gate = new();
+            public static readonly SemaphoreSlim Sem = new(1);
+            public static readonly ManualResetEvent Handle = new(false);
+            public static Task<long> LoadAsync() => Task.FromResult(1L);
+        }
+
+        sealed class Op
+        {
+            public long Result => 1;
+            public void Wait() { }
+        }
+        """;
+
+    [Fact]
+    public Task Flags_result_and_getresult() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                When(c, a => a.Balance = {|BOC201:H.LoadAsync().Result|});
+                When(c, a => a.Balance = {|BOC201:H.LoadAsync().GetAwaiter().GetResult()|});
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_wait_and_sleep_in_nested_synchronous_lambda() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                When(c, a => {|BOC201:Task.Delay(1).Wait()|});
+                When(c, a => a.Log.ForEach(_ => {|BOC201:Thread.Sleep(1)|}));
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_lock_and_monitor() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                When(c, a => { {|BOC201:lock|} (H.Gate) { a.Balance++; } });
+                When(c, a => { {|BOC201:Monitor.Enter(H.Gate)|}; Monitor.Exit(H.Gate); });
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_semaphore_wait_in_local_function_body() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                void Body(Account a)
+                {
+                    {|BOC201:H.Sem.Wait()|};
+                    H.Sem.Release();
+                }
+
+                When(c, Body);
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_wait_handle_in_async_body() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c) => When(c, async a =>
+            {
+                await Task.Yield();
+                {|BOC201:H.Handle.WaitOne()|};
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_blocking_on_another_behaviours_result() => VerifyAsync("""
+        class C
+        {
+            async Task<long> M(Cown<Account> c, Cown<Account> d) =>
+                await WhenAsync(c, a => a.Balance + {|BOC201:WhenAsync(d, x => x.Balance).Result|});
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_await() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c) => When(c, async a =>
+            {
+                a.Balance = await H.LoadAsync();
+                await Task.WhenAll(H.LoadAsync(), H.LoadAsync());
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_async_waits() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c) => When(c, async a =>
+            {
+                await H.Sem.WaitAsync();
+                H.Sem.Release();
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_blocking_handed_to_another_thread() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c) => When(c, a =>
+            {
+                _ = Task.Run(() => Thread.Sleep(10));
+                new Thread(() => H.Handle.WaitOne()).Start();
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_blocking_outside_behaviours() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                long r = H.LoadAsync().Result;
+                When(c, a => a.Balance = r);
+                lock (H.Gate) { }
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_user_types_named_like_blocking_apis() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                var op = new Op();
+                When(c, a => { op.Wait(); a.Balance = op.Result; });
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_cpu_work_and_interlocked() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c) => When(c, a =>
+            {
+                Thread.SpinWait(10);
+                Interlocked.Increment(ref a.Counter);
+                a.Balance = Enumerable.Range(0, 100).Sum();
+            });
+        }
+        """ + Helpers);
+}

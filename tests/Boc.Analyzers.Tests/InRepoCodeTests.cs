@@ -1,0 +1,101 @@
+using System.Collections.Immutable;
+using Microsoft.CodeAnalysis;
+using static Boc.Analyzers.Tests.AnalyzerHarness;
+
+namespace Boc.Analyzers.Tests;
+
+/// <summary>
+/// The repository's own Boc code (samples and benchmarks) must be clean. Every project under samples/ and benchmarks/
+/// is compiled from whatever .cs files it has now, so benchmarks added later are covered without touching this test.
+/// </summary>
+public class InRepoCodeTests
+{
+    // What the SDK's ImplicitUsings adds to console projects.
+    private const string ImplicitUsings = """
+        global using System;
+        global using System.Collections.Generic;
+        global using System.IO;
+        global using System.Linq;
+        global using System.Net.Http;
+        global using System.Threading;
+        global using System.Threading.Tasks;
+        """;
+
+    public static TheoryData<string> Projects()
+    {
+        var data = new TheoryData<string>();
+        foreach (string project in ProjectPaths())
+        {
+            data.Add(project);
+        }
+
+        return data;
+    }
+
+    private static List<string> ProjectPaths()
+    {
+        var data = new List<string>();
+        string root = RepoRoot();
+        foreach (string folder in new[] { "samples", "benchmarks" })
+        {
+            foreach (string project in Directory.EnumerateFiles(Path.Combine(root, folder), "*.csproj", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+            {
+                data.Add(Path.GetRelativePath(root, project));
+            }
+        }
+
+        return data;
+    }
+
+    [Fact]
+    public void Samples_and_benchmarks_are_found()
+    {
+        List<string> projects = ProjectPaths();
+        Assert.Contains(projects, p => p.Contains("BankTransfer", StringComparison.Ordinal));
+        Assert.Contains(projects, p => p.Contains("Boc.Benchmarks", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [MemberData(nameof(Projects))]
+    public async Task Project_has_no_boc_diagnostics(string relativeProject)
+    {
+        string directory = Path.GetDirectoryName(Path.Combine(RepoRoot(), relativeProject))!;
+        var sources = Directory.EnumerateFiles(directory, "*.cs", SearchOption.AllDirectories)
+            .Where(f => !IsBuildOutput(directory, f))
+            .Order(StringComparer.Ordinal)
+            .Select(File.ReadAllText)
+            .Append(ImplicitUsings)
+            .ToList();
+        Assert.True(sources.Count > 1, $"no sources in {relativeProject}");
+
+        // The benchmarks need BenchmarkDotNet; referencing it everywhere is harmless.
+        IEnumerable<MetadataReference> extra = new[]
+        {
+            typeof(BenchmarkDotNet.Attributes.BenchmarkAttribute).Assembly,
+            typeof(BenchmarkDotNet.Running.BenchmarkSwitcher).Assembly,
+        }.Distinct().Select(a => (MetadataReference)MetadataReference.CreateFromFile(a.Location));
+
+        ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(Compile(sources, extra, OutputKind.ConsoleApplication));
+        Assert.True(diagnostics.IsEmpty, $"{relativeProject}:\n" + string.Join("\n", diagnostics));
+    }
+
+    private static bool IsBuildOutput(string projectDirectory, string file)
+    {
+        string relative = Path.GetRelativePath(projectDirectory, file);
+        string first = relative.Split(Path.DirectorySeparatorChar)[0];
+        return first is "bin" or "obj" or "BenchmarkDotNet.Artifacts";
+    }
+
+    internal static string RepoRoot()
+    {
+        for (DirectoryInfo? dir = new(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            if (File.Exists(Path.Combine(dir.FullName, "Boc.sln")))
+            {
+                return dir.FullName;
+            }
+        }
+
+        throw new InvalidOperationException("Boc.sln not found above " + AppContext.BaseDirectory);
+    }
+}
