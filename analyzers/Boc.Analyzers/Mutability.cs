@@ -196,14 +196,16 @@ internal sealed class Mutability
                 switch (member)
                 {
                     case IFieldSymbol { IsStatic: false, IsConst: false } field:
-                        if (!field.IsReadOnly || IsMutable(field.Type, visiting))
+                        // A value type is copied wherever it goes, so its own writable fields change only the copy;
+                        // only what its fields reference can be shared.
+                        if ((!field.IsReadOnly && !named.IsValueType) || IsMutable(field.Type, visiting))
                         {
                             return true;
                         }
 
                         break;
                     case IPropertySymbol { IsStatic: false } property:
-                        if (property.SetMethod is { IsInitOnly: false })
+                        if (property.SetMethod is { IsInitOnly: false } && !named.IsValueType)
                         {
                             return true;
                         }

@@ -187,4 +187,51 @@ public class Boc102AcquiredStateEscapeTests
                 When(left, Read(right), (l, r) => { l.Log.AddRange(r.Log); l.Tags.UnionWith(r.Tags); });
         }
         """);
+
+    [Fact]
+    public Task Does_not_flag_value_type_snapshot_copied_out() => VerifyAsync("""
+        struct Totals
+        {
+            public double Delta;
+            public int Count;
+        }
+
+        class Holder
+        {
+            public Totals Totals;
+        }
+
+        class Run
+        {
+            public Totals[] Seen = new Totals[4];
+        }
+
+        class C
+        {
+            // A struct of values is copied on assignment: the copy cannot change what the cown holds, nor the reverse.
+            void M(BocRuntime runtime, Cown<Holder> h, Run run) =>
+                runtime.When(h, static (x, r) => r.Seen[0] = x.Totals, run);
+        }
+        """);
+
+    [Fact]
+    public Task Flags_value_type_that_carries_a_mutable_reference() => VerifyAsync("""
+        struct Wrapper
+        {
+            public List<string> Items;
+        }
+
+        class Holder
+        {
+            public Wrapper Wrapper;
+        }
+
+        class C
+        {
+            static Wrapper Leaked;
+
+            // Copying the struct copies the reference: the list is now shared outside the cown.
+            void M(Cown<Holder> h) => When(h, x => {|BOC103:Leaked|} = {|BOC102:x.Wrapper|});
+        }
+        """);
 }

@@ -316,7 +316,8 @@ public sealed class QuicksortFull(SavinaSize size) : SavinaRun(size)
             Cown<Fragment> root = run.Sort(run._input);
             run.Runtime.When(Cown.Read(root), static (f, r) =>
             {
-                r._result = f.Values;
+                // A copy: the fragment stays owned by its cown; the run keeps only a snapshot to validate.
+                r._result = f.Values.ToList();
                 r._done.SetResult();
             }, run);
         }, this);
