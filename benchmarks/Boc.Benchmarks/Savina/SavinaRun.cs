@@ -21,6 +21,12 @@ public enum SavinaVariant
 
     /// <summary>Full BoC: multi-cown <c>When</c>, ordering and read-only acquisition wherever they remove messages.</summary>
     Full,
+
+    /// <summary>Baseline: the same actors and messages on plain .NET actors, one <c>Channel&lt;T&gt;</c> and reader loop each.</summary>
+    Channels,
+
+    /// <summary>Baseline: the same actors and messages on Akka.NET.</summary>
+    Akka,
 }
 
 /// <summary>Names the Savina benchmark (the paper's label) and the variant a <see cref="SavinaRun"/> implements.</summary>

@@ -380,7 +380,7 @@ public sealed class BankingFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Banking.</summary>
-public class Banking : SavinaBenchmarkBase
+public partial class Banking : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -249,7 +249,7 @@ public sealed class BoundedBufferActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Bounded Buffer.</summary>
-public class BoundedBuffer : SavinaBenchmarkBase
+public partial class BoundedBuffer : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

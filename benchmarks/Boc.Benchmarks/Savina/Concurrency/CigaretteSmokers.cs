@@ -137,7 +137,7 @@ public sealed class CigaretteSmokersActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Cigarette Smokers.</summary>
-public class CigaretteSmokers : SavinaBenchmarkBase
+public partial class CigaretteSmokers : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

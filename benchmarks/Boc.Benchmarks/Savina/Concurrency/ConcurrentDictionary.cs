@@ -259,7 +259,7 @@ public sealed class ConcurrentDictionaryFull(SavinaSize size) : ConcurrentDictio
     "Naming",
     "CA1711:Identifiers should not have incorrect suffix",
     Justification = "The suite names each BenchmarkDotNet class after its Savina benchmark; this one is not a collection.")]
-public class ConcurrentDictionary : SavinaBenchmarkBase
+public partial class ConcurrentDictionary : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

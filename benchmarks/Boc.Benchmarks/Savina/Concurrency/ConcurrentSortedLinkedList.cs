@@ -276,7 +276,7 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
 }
 
 /// <summary>BenchmarkDotNet entry for Concurrent Sorted Linked-List.</summary>
-public class ConcurrentSortedLinkedList : SavinaBenchmarkBase
+public partial class ConcurrentSortedLinkedList : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

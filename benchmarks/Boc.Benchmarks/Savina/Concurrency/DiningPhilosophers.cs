@@ -274,7 +274,7 @@ public sealed class DiningPhilosophersFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Dining Philosophers.</summary>
-public class DiningPhilosophers : SavinaBenchmarkBase
+public partial class DiningPhilosophers : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -364,7 +364,7 @@ public sealed class LogisticMapFull(SavinaSize size, double startRate) : SavinaR
 }
 
 /// <summary>BenchmarkDotNet entry for Logistic Map Series.</summary>
-public class LogisticMap : SavinaBenchmarkBase
+public partial class LogisticMap : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

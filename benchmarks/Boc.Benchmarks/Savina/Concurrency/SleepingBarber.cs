@@ -367,7 +367,7 @@ internal readonly record struct SleepingBarberParameters(int Haircuts, int Waiti
 }
 
 /// <summary>BenchmarkDotNet entry for Sleeping Barber.</summary>
-public class SleepingBarber : SavinaBenchmarkBase
+public partial class SleepingBarber : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

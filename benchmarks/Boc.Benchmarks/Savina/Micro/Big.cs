@@ -133,7 +133,7 @@ public sealed class BigActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Big.</summary>
-public class Big : SavinaBenchmarkBase
+public partial class Big : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -288,7 +288,7 @@ public sealed class ChameneosFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Chameneos.</summary>
-public class Chameneos : SavinaBenchmarkBase
+public partial class Chameneos : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

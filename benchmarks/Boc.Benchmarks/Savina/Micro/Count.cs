@@ -133,7 +133,7 @@ public sealed class CountFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Count.</summary>
-public class Count : SavinaBenchmarkBase
+public partial class Count : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

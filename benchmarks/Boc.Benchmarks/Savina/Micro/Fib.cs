@@ -158,7 +158,7 @@ internal static class FibReference
 }
 
 /// <summary>BenchmarkDotNet entry for Fib.</summary>
-public class Fib : SavinaBenchmarkBase
+public partial class Fib : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -142,7 +142,7 @@ public sealed class ForkJoinCreateFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Fork-Join Create.</summary>
-public class ForkJoinCreate : SavinaBenchmarkBase
+public partial class ForkJoinCreate : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

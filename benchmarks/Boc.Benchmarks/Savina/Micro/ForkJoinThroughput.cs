@@ -181,7 +181,7 @@ public sealed class ForkJoinThroughputFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Fork-Join Throughput.</summary>
-public class ForkJoinThroughput : SavinaBenchmarkBase
+public partial class ForkJoinThroughput : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -71,7 +71,7 @@ public sealed class PingPongActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Ping Pong.</summary>
-public class PingPong : SavinaBenchmarkBase
+public partial class PingPong : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

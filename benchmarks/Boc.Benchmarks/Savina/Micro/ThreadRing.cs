@@ -101,7 +101,7 @@ public sealed class ThreadRingActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Thread Ring.</summary>
-public class ThreadRing : SavinaBenchmarkBase
+public partial class ThreadRing : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -422,7 +422,7 @@ public sealed class FilterbankActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Filterbank.</summary>
-public class Filterbank : SavinaBenchmarkBase
+public partial class Filterbank : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -361,7 +361,7 @@ public sealed class QuicksortFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Quicksort.</summary>
-public class Quicksort : SavinaBenchmarkBase
+public partial class Quicksort : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -192,7 +192,7 @@ public sealed class RadixsortActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Radixsort.</summary>
-public class Radixsort : SavinaBenchmarkBase
+public partial class Radixsort : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -209,7 +209,7 @@ public sealed class RecursiveMatrixMultiplicationActor(SavinaSize size) : Savina
 }
 
 /// <summary>BenchmarkDotNet entry for Recursive Matrix Multiplication.</summary>
-public class RecursiveMatrixMultiplication : SavinaBenchmarkBase
+public partial class RecursiveMatrixMultiplication : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

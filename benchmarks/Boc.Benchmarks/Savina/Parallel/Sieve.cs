@@ -153,7 +153,7 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Sieve of Eratosthenes.</summary>
-public class Sieve : SavinaBenchmarkBase
+public partial class Sieve : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 

@@ -215,7 +215,7 @@ public sealed class TrapezoidFull(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>BenchmarkDotNet entry for Trapezoid.</summary>
-public class Trapezoid : SavinaBenchmarkBase
+public partial class Trapezoid : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
 
