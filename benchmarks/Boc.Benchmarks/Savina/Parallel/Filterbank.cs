@@ -22,98 +22,25 @@ namespace Boc.Benchmarks.Savina.Parallel;
 // - Small: cols = 4096 and Savina's own formula sims = 2048 + 2·max(2048, cols) = 10240, so the Sink still gets 2050
 //   values (all 0.0). Test: cols = 16, sims = 200, so 170 sink values, many of them non-zero.
 
-/// <summary>Actor style: 62 cowns (Producer, Source, Branches, 8 Banks, 8×6 chain actors, Integrator, Combine, Sink).</summary>
-[SavinaWorkload("Filterbank", SavinaVariant.Actor)]
-public sealed class FilterbankActor(SavinaSize size) : SavinaRun(size)
+/// <summary>Parameters, coefficients and the sequential reference shared by the variants.</summary>
+internal static class FilterbankModel
 {
-    private const int SourceMaxValue = 1000;
+    public const int SourceMaxValue = 1000;
 
     private static readonly ConcurrentDictionary<SavinaSize, double[]> References = new();
 
-    private readonly (int Columns, int Simulations, int Channels) _p = Parameters(size);
-    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private double[] _expected = null!;
-    private Cown<ProducerState> _producer = null!;
-    private Cown<SourceState> _source = null!;
-    private List<double>? _sinkValues;
-    private int _actors;
-
-    private static (int Columns, int Simulations, int Channels) Parameters(SavinaSize size) => size switch
+    public static (int Columns, int Simulations, int Channels) Parameters(SavinaSize size) => size switch
     {
         SavinaSize.Paper => (16_384, 34_816, 8),
         SavinaSize.Small => (4_096, 2_048 + (2 * 4_096), 8),
         _ => (16, 200, 8),
     };
 
-    protected override void Build()
-    {
-        (int cols, int sims, int chans) = _p;
-        _expected = References.GetOrAdd(Size, static s => SequentialSink(Parameters(s)));
-        var h = new double[chans][];
-        var f = new double[chans][];
-        for (int j = 0; j < chans; j++)
-        {
-            h[j] = new double[cols];
-            f[j] = new double[cols];
-            for (int i = 0; i < cols; i++)
-            {
-                (h[j][i], f[j][i]) = Coefficients(cols, chans, j, i);
-            }
-        }
-
-        var sink = new Cown<Stage>(new Sink(this, Math.Max(0, sims - (2 * (cols - 1)))));
-        var combine = new Cown<Stage>(new Combine(this) { Next = sink });
-        var integrator = new Cown<Stage>(new Integrator(this, chans) { Next = combine });
-        var banks = new Cown<Stage>[chans];
-        _actors = 3;
-        for (int j = 0; j < chans; j++)
-        {
-            var tagged = new Cown<Stage>(new TaggedForward(this, j) { Next = integrator });
-            var fir2 = new Cown<Stage>(new Fir(this, f[j]) { Next = tagged });
-            var delay2 = new Cown<Stage>(new Delay(this, cols - 1) { Next = fir2 });
-            var sample = new Cown<Stage>(new Sample(this, cols) { Next = delay2 });
-            var fir1 = new Cown<Stage>(new Fir(this, h[j]) { Next = sample });
-            var delay1 = new Cown<Stage>(new Delay(this, cols - 1) { Next = fir1 });
-            banks[j] = new Cown<Stage>(new Bank(this) { Next = delay1 });
-            _actors += 7;
-        }
-
-        var branches = new Cown<Stage>(new Branches(this, banks));
-        _source = new Cown<SourceState>(new SourceState { Branches = branches });
-        _producer = new Cown<ProducerState>(new ProducerState());
-        _actors += 3;
-    }
-
-    protected override Task ExecuteAsync()
-    {
-        Runtime.When(_producer, static (producer, run) => run.OnNext(producer), this);
-        return _done.Task;
-    }
-
-    protected override void Validate()
-    {
-        (int cols, int sims, int chans) = _p;
-        int expectedCount = Math.Max(0, sims - (2 * (cols - 1)));
-        Check(_actors == 6 + (7 * chans), $"{_actors} actors, expected {6 + (7 * chans)}");
-        Check(_expected.Length == expectedCount, $"sequential model gives {_expected.Length} sink values, the formula {expectedCount}");
-        Check(_sinkValues is not null && _sinkValues.Count == expectedCount,
-            $"sink received {_sinkValues?.Count} values, expected {expectedCount}");
-        for (int k = 0; k < expectedCount; k++)
-        {
-            if (_sinkValues![k] != _expected[k])
-            {
-                Check(false, $"sink value {k} is {_sinkValues[k]:R}, expected {_expected[k]:R}");
-            }
-        }
-
-        if (Size == SavinaSize.Paper)
-        {
-            Check(expectedCount == 2050 && _sinkValues!.TrueForAll(static v => v == 0.0), "at Paper the sink must get 2050 zeros");
-        }
-    }
+    /// <summary>The expected sink values, computed once per process and size (not timed).</summary>
+    public static double[] Reference(SavinaSize size) => References.GetOrAdd(size, static s => SequentialSink(Parameters(s)));
 
     // Savina's FilterBankConfig: H[j][i] and F[j][i].
-    private static (double H, double F) Coefficients(int cols, int chans, int j, int i) =>
+    public static (double H, double F) Coefficients(int cols, int chans, int j, int i) =>
         ((1.0 * i * cols) + (1.0 * j * chans) + j + i + j + 1, (1.0 * i * j) + (1.0 * j * j) + j + i);
 
     /// <summary>The values the Sink must receive, from a sequential model of the pipeline (see the notes at the top).</summary>
@@ -202,6 +129,86 @@ public sealed class FilterbankActor(SavinaSize size) : SavinaRun(size)
             return sum;
         }
     }
+}
+
+/// <summary>Actor style: 62 cowns (Producer, Source, Branches, 8 Banks, 8×6 chain actors, Integrator, Combine, Sink).</summary>
+[SavinaWorkload("Filterbank", SavinaVariant.Actor)]
+public sealed class FilterbankActor(SavinaSize size) : SavinaRun(size)
+{
+    private readonly (int Columns, int Simulations, int Channels) _p = FilterbankModel.Parameters(size);
+    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private double[] _expected = null!;
+    private Cown<ProducerState> _producer = null!;
+    private Cown<SourceState> _source = null!;
+    private List<double>? _sinkValues;
+    private int _actors;
+
+    protected override void Build()
+    {
+        (int cols, int sims, int chans) = _p;
+        _expected = FilterbankModel.Reference(Size);
+        var h = new double[chans][];
+        var f = new double[chans][];
+        for (int j = 0; j < chans; j++)
+        {
+            h[j] = new double[cols];
+            f[j] = new double[cols];
+            for (int i = 0; i < cols; i++)
+            {
+                (h[j][i], f[j][i]) = FilterbankModel.Coefficients(cols, chans, j, i);
+            }
+        }
+
+        var sink = new Cown<Stage>(new Sink(this, Math.Max(0, sims - (2 * (cols - 1)))));
+        var combine = new Cown<Stage>(new Combine(this) { Next = sink });
+        var integrator = new Cown<Stage>(new Integrator(this, chans) { Next = combine });
+        var banks = new Cown<Stage>[chans];
+        _actors = 3;
+        for (int j = 0; j < chans; j++)
+        {
+            var tagged = new Cown<Stage>(new TaggedForward(this, j) { Next = integrator });
+            var fir2 = new Cown<Stage>(new Fir(this, f[j]) { Next = tagged });
+            var delay2 = new Cown<Stage>(new Delay(this, cols - 1) { Next = fir2 });
+            var sample = new Cown<Stage>(new Sample(this, cols) { Next = delay2 });
+            var fir1 = new Cown<Stage>(new Fir(this, h[j]) { Next = sample });
+            var delay1 = new Cown<Stage>(new Delay(this, cols - 1) { Next = fir1 });
+            banks[j] = new Cown<Stage>(new Bank(this) { Next = delay1 });
+            _actors += 7;
+        }
+
+        var branches = new Cown<Stage>(new Branches(this, banks));
+        _source = new Cown<SourceState>(new SourceState { Branches = branches });
+        _producer = new Cown<ProducerState>(new ProducerState());
+        _actors += 3;
+    }
+
+    protected override Task ExecuteAsync()
+    {
+        Runtime.When(_producer, static (producer, run) => run.OnNext(producer), this);
+        return _done.Task;
+    }
+
+    protected override void Validate()
+    {
+        (int cols, int sims, int chans) = _p;
+        int expectedCount = Math.Max(0, sims - (2 * (cols - 1)));
+        Check(_actors == 6 + (7 * chans), $"{_actors} actors, expected {6 + (7 * chans)}");
+        Check(_expected.Length == expectedCount, $"sequential model gives {_expected.Length} sink values, the formula {expectedCount}");
+        Check(_sinkValues is not null && _sinkValues.Count == expectedCount,
+            $"sink received {_sinkValues?.Count} values, expected {expectedCount}");
+        for (int k = 0; k < expectedCount; k++)
+        {
+            if (_sinkValues![k] != _expected[k])
+            {
+                Check(false, $"sink value {k} is {_sinkValues[k]:R}, expected {_expected[k]:R}");
+            }
+        }
+
+        if (Size == SavinaSize.Paper)
+        {
+            Check(expectedCount == 2050 && _sinkValues!.TrueForAll(static v => v == 0.0), "at Paper the sink must get 2050 zeros");
+        }
+    }
 
     private void SendValue(Cown<Stage> to, double value) =>
         Runtime.When(to, static (stage, v) => stage.OnValue(v), value);
@@ -225,7 +232,7 @@ public sealed class FilterbankActor(SavinaSize size) : SavinaRun(size)
     private void OnBoot(SourceState source)
     {
         SendValue(source.Branches, source.Current);
-        source.Current = (source.Current + 1) % SourceMaxValue;
+        source.Current = (source.Current + 1) % FilterbankModel.SourceMaxValue;
         Runtime.When(_producer, static (producer, run) => run.OnNext(producer), this);
     }
 

@@ -15,12 +15,29 @@ namespace Boc.Benchmarks.Savina.Parallel;
 //   them with the sorted input: order, count and multiset, not only Savina's order-and-sum check.
 // - Small and Test keep M = 2^60 (60 sort actors) with fewer values.
 
+/// <summary>The sorted input, computed once per process and size (not timed), shared by the variants.</summary>
+internal static class RadixsortModel
+{
+    private static readonly ConcurrentDictionary<SavinaSize, long[]> SortedInputs = new();
+
+    public static long[] SortedInput(SavinaSize size, int n, long m, long seed) => SortedInputs.GetOrAdd(size, _ =>
+    {
+        var random = new PseudoRandom(seed);
+        var values = new long[n];
+        for (int i = 0; i < values.Length; i++)
+        {
+            values[i] = Math.Abs(random.NextLong()) % m;
+        }
+
+        Array.Sort(values);
+        return values;
+    });
+}
+
 /// <summary>Actor style: Source, 60 Sort actors and the Validation actor, one cown each; every Value is a one-cown behaviour.</summary>
 [SavinaWorkload("Radixsort", SavinaVariant.Actor)]
 public sealed class RadixsortActor(SavinaSize size) : SavinaRun(size)
 {
-    private static readonly ConcurrentDictionary<SavinaSize, long[]> SortedInputs = new();
-
     private readonly int _n = size switch { SavinaSize.Paper => 100_000, SavinaSize.Small => 25_000, _ => 500 };
     private readonly long _m = 1L << 60;
     private readonly long _seed = 2048;
@@ -34,18 +51,7 @@ public sealed class RadixsortActor(SavinaSize size) : SavinaRun(size)
 
     protected override void Build()
     {
-        _expected = SortedInputs.GetOrAdd(Size, _ =>
-        {
-            var random = new PseudoRandom(_seed);
-            var values = new long[_n];
-            for (int i = 0; i < values.Length; i++)
-            {
-                values[i] = Math.Abs(random.NextLong()) % _m;
-            }
-
-            Array.Sort(values);
-            return values;
-        });
+        _expected = RadixsortModel.SortedInput(Size, _n, _m, _seed);
         if (Size == SavinaSize.Paper)
         {
             long sum = 0;

@@ -16,6 +16,31 @@ namespace Boc.Benchmarks.Savina.Parallel;
 // - Small equals Paper's N with the same M (one run is already in the 0.1–1 s range on 2 cores); Test is N = 5000 with
 //   M = 50, so the chain still grows to 14 filters.
 
+/// <summary>The sequential reference shared by the variants.</summary>
+internal static class SieveModel
+{
+    public static (long Count, long Sum) PrimesBelow(long limit)
+    {
+        var composite = new bool[limit];
+        long count = 0;
+        long sum = 0;
+        for (long i = 2; i < limit; i++)
+        {
+            if (!composite[i])
+            {
+                count++;
+                sum += i;
+                for (long j = i * i; j < limit; j += i)
+                {
+                    composite[j] = true;
+                }
+            }
+        }
+
+        return (count, sum);
+    }
+}
+
 /// <summary>Actor style: a Producer cown and one cown per PrimeFilter, created as primes are found.</summary>
 [SavinaWorkload("Sieve of Eratosthenes", SavinaVariant.Actor)]
 public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
@@ -43,33 +68,12 @@ public sealed class SieveActor(SavinaSize size) : SavinaRun(size)
 
     protected override void Validate()
     {
-        (long expected, long expectedSum) = PrimesBelow(_limit);
+        (long expected, long expectedSum) = SieveModel.PrimesBelow(_limit);
         Check(Size != SavinaSize.Paper || expected == 9592, $"sequential sieve counts {expected} primes, the spec says 9592");
         Check(_totalPrimes == expected, $"last filter counted {_totalPrimes} primes, expected {expected}");
         Check(_primeSum == expectedSum, $"the filters' primes sum to {_primeSum}, expected {expectedSum}");
         long expectedFilters = (expected + _maxLocalPrimes - 1) / _maxLocalPrimes;
         Check(_filters == expectedFilters, $"{_filters} filters, expected {expectedFilters}");
-    }
-
-    private static (long Count, long Sum) PrimesBelow(long limit)
-    {
-        var composite = new bool[limit];
-        long count = 0;
-        long sum = 0;
-        for (long i = 2; i < limit; i++)
-        {
-            if (!composite[i])
-            {
-                count++;
-                sum += i;
-                for (long j = i * i; j < limit; j += i)
-                {
-                    composite[j] = true;
-                }
-            }
-        }
-
-        return (count, sum);
     }
 
     private Cown<FilterState> NewFilter(int id, long initialPrime)
