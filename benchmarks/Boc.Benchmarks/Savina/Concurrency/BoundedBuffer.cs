@@ -15,6 +15,24 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 //   relative tolerance, since the order in which consumers add up items varies).
 // - Small keeps 40 producers, 40 consumers and the costs, with 100 items per producer.
 
+/// <summary>The sequential reference every variant shares.</summary>
+internal static class BoundedBufferReference
+{
+    /// <summary>The sum of one producer's item sequence (every producer starts from 0.0 with the same cost).</summary>
+    public static double ExpectedSumPerProducer(int itemsPerProducer, int prodCost)
+    {
+        double item = 0;
+        double sum = 0;
+        for (int k = 0; k < itemsPerProducer; k++)
+        {
+            item = SavinaHelpers.ProcessItem(item, prodCost);
+            sum += item;
+        }
+
+        return sum;
+    }
+}
+
 /// <summary>Actor style: Manager, P Producers and C Consumers, one cown each; every message a one-cown behaviour.</summary>
 [SavinaWorkload("Bounded Buffer", SavinaVariant.Actor)]
 public sealed class BoundedBufferActor(SavinaSize size) : SavinaRun(size)
@@ -62,13 +80,7 @@ public sealed class BoundedBufferActor(SavinaSize size) : SavinaRun(size)
         _consumed = new long[_consumers];
         _consumedSum = new double[_consumers];
 
-        double item = 0;
-        _expectedSumPerProducer = 0;
-        for (int k = 0; k < _itemsPerProducer; k++)
-        {
-            item = SavinaHelpers.ProcessItem(item, _prodCost);
-            _expectedSumPerProducer += item;
-        }
+        _expectedSumPerProducer = BoundedBufferReference.ExpectedSumPerProducer(_itemsPerProducer, _prodCost);
     }
 
     protected override Task ExecuteAsync()

@@ -14,6 +14,25 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 // - Savina's Exit to every smoker is kept; its behaviour publishes the smoker's counters for Validate.
 // - Small = Paper: the whole run is a few milliseconds and scaling it up would change its character.
 
+/// <summary>The sequential replay of the Arbiter's stream, shared by every variant.</summary>
+internal static class CigaretteSmokersReference
+{
+    /// <summary>The total busy-wait steps and how many times each smoker is picked in <paramref name="rounds"/> rounds.</summary>
+    public static (long PeriodSum, int[] Picks) Replay(int rounds, int smokers)
+    {
+        int[] picks = new int[smokers];
+        long periodSum = 0;
+        var random = new PseudoRandom((long)rounds * smokers);
+        for (int r = 0; r < rounds; r++)
+        {
+            picks[Math.Abs(random.NextInt()) % smokers]++;
+            periodSum += random.NextInt(1000) + 10;
+        }
+
+        return (periodSum, picks);
+    }
+}
+
 /// <summary>Actor style: an Arbiter and S Smokers, one cown each; every message a one-cown behaviour.</summary>
 [SavinaWorkload("Cigarette Smokers", SavinaVariant.Actor)]
 public sealed class CigaretteSmokersActor(SavinaSize size) : SavinaRun(size)
@@ -44,14 +63,7 @@ public sealed class CigaretteSmokersActor(SavinaSize size) : SavinaRun(size)
 
         _periodSum = new long[_smokers];
         _picks = new int[_smokers];
-        _expectedPicks = new int[_smokers];
-        _expectedPeriodSum = 0;
-        var random = new PseudoRandom((long)_rounds * _smokers);
-        for (int r = 0; r < _rounds; r++)
-        {
-            _expectedPicks[Math.Abs(random.NextInt()) % _smokers]++;
-            _expectedPeriodSum += random.NextInt(1000) + 10;
-        }
+        (_expectedPeriodSum, _expectedPicks) = CigaretteSmokersReference.Replay(_rounds, _smokers);
     }
 
     protected override Task ExecuteAsync()

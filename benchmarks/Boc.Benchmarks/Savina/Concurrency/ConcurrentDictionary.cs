@@ -22,71 +22,29 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 //   When(Read(dictionary), worker) would remove the Result messages too; [V] does not, and the brief asks for reads
 //   as read-only acquisitions, so the message structure is kept.)
 
-/// <summary>Shared body of both Concurrent Dictionary variants; they differ only in how a Read acquires the map.</summary>
-public abstract class ConcurrentDictionaryRun : SavinaRun
+/// <summary>Concurrent Dictionary parameters, the pre-filled map, and the sequential replay and checks every variant shares.</summary>
+internal sealed class ConcurrentDictionaryReference
 {
     private readonly int _workers;
     private readonly int _messagesPerWorker;
-    private readonly int _writePercent;
     private readonly int _dataLimit;
-    private readonly bool _readOnlyReads;
-    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private Cown<MasterState> _master = null!;
-    private Cown<DictionaryState> _dictionary = null!;
-    private IAcquirable<DictionaryState> _readTarget = null!;
-    private Cown<WorkerState>[] _workerCowns = null!;
+    private readonly Dictionary<int, HashSet<int>> _expectedValues = [];
 
-    // Sequential reference (Build).
-    private long _expectedWrites;
-    private Dictionary<int, HashSet<int>> _expectedValues = null!;
-
-    // Published at completion by the Master's and the Dictionary's behaviours.
-    private long _replies;
-    private long _writesSent;
-    private long _missingKeys;
-    private Dictionary<int, int>? _finalMap;
-
-    protected ConcurrentDictionaryRun(SavinaSize size, bool readOnlyReads)
-        : base(size)
+    public ConcurrentDictionaryReference(int workers, int messagesPerWorker, int writePercent, int dataLimit)
     {
-        (_workers, _messagesPerWorker, _writePercent, _dataLimit) = Pick(
-            (20, 10_000, 10, int.MaxValue / 4096),
-            (20, 10_000, 10, int.MaxValue / 4096),
-            (20, 100, 10, 4096));
-        _readOnlyReads = readOnlyReads;
-    }
-
-    protected override void Build()
-    {
-        var map = new Dictionary<int, int>(_dataLimit);
-        for (int k = 0; k < _dataLimit; k++)
-        {
-            map[k] = k;
-        }
-
-        _dictionary = new Cown<DictionaryState>(new DictionaryState(map));
-        _readTarget = _readOnlyReads ? Cown.Read(_dictionary) : _dictionary;
-        _master = new Cown<MasterState>(new MasterState());
-        _workerCowns = new Cown<WorkerState>[_workers];
+        _workers = workers;
+        _messagesPerWorker = messagesPerWorker;
+        _dataLimit = dataLimit;
         for (int i = 0; i < _workers; i++)
         {
-            var state = new WorkerState(new PseudoRandom(i + _messagesPerWorker + _writePercent));
-            _workerCowns[i] = new Cown<WorkerState>(state);
-            state.Self = _workerCowns[i];
-        }
-
-        _expectedValues = [];
-        _expectedWrites = 0;
-        for (int i = 0; i < _workers; i++)
-        {
-            var random = new PseudoRandom(i + _messagesPerWorker + _writePercent);
+            var random = new PseudoRandom(i + _messagesPerWorker + writePercent);
             for (int m = 0; m < _messagesPerWorker; m++)
             {
-                if (random.NextInt(100) < _writePercent)
+                if (random.NextInt(100) < writePercent)
                 {
                     int key = Math.Abs(random.NextInt()) % _dataLimit;
                     int value = random.NextInt();
-                    _expectedWrites++;
+                    ExpectedWrites++;
                     if (!_expectedValues.TryGetValue(key, out HashSet<int>? values))
                     {
                         _expectedValues[key] = values = [];
@@ -102,6 +60,100 @@ public abstract class ConcurrentDictionaryRun : SavinaRun
         }
     }
 
+    public long ExpectedWrites { get; private set; }
+
+    /// <summary>W, M, write percentage and DATA_LIMIT for <paramref name="size"/>.</summary>
+    public static (int Workers, int MessagesPerWorker, int WritePercent, int DataLimit) ParametersFor(SavinaSize size) => size switch
+    {
+        SavinaSize.Paper => (20, 10_000, 10, int.MaxValue / 4096),
+        SavinaSize.Small => (20, 10_000, 10, int.MaxValue / 4096),
+        _ => (20, 100, 10, 4096),
+    };
+
+    /// <summary>The map pre-filled with k -> k for every key below DATA_LIMIT.</summary>
+    public static Dictionary<int, int> CreateMap(int dataLimit)
+    {
+        var map = new Dictionary<int, int>(dataLimit);
+        for (int k = 0; k < dataLimit; k++)
+        {
+            map[k] = k;
+        }
+
+        return map;
+    }
+
+    /// <summary>Throws <see cref="SavinaValidationException"/> unless the run matches the replay.</summary>
+    public void Validate(long replies, long writesSent, long missingKeys, Dictionary<int, int>? finalMap)
+    {
+        long expectedReplies = (long)_workers * _messagesPerWorker;
+        Check(replies == expectedReplies, $"workers received {replies} replies, expected {expectedReplies}");
+        Check(missingKeys == 0, $"{missingKeys} reads found no value for an existing key");
+        Check(writesSent == ExpectedWrites, $"workers sent {writesSent} writes, the sequential replay has {ExpectedWrites}");
+        Check(finalMap is not null, "the Dictionary never received EndWork");
+        Check(finalMap!.Count == _dataLimit, $"final size {finalMap.Count}, expected {_dataLimit}");
+        foreach ((int key, HashSet<int> values) in _expectedValues)
+        {
+            Check(
+                finalMap.TryGetValue(key, out int value) && values.Contains(value),
+                $"key {key} holds a value that no worker wrote to it");
+        }
+    }
+
+    private static void Check(bool condition, string what)
+    {
+        if (!condition)
+        {
+            throw new SavinaValidationException(what);
+        }
+    }
+}
+
+/// <summary>Shared body of both Concurrent Dictionary variants; they differ only in how a Read acquires the map.</summary>
+public abstract class ConcurrentDictionaryRun : SavinaRun
+{
+    private readonly int _workers;
+    private readonly int _messagesPerWorker;
+    private readonly int _writePercent;
+    private readonly int _dataLimit;
+    private readonly bool _readOnlyReads;
+    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private Cown<MasterState> _master = null!;
+    private Cown<DictionaryState> _dictionary = null!;
+    private IAcquirable<DictionaryState> _readTarget = null!;
+    private Cown<WorkerState>[] _workerCowns = null!;
+
+    // Sequential reference (Build).
+    private ConcurrentDictionaryReference _reference = null!;
+
+    // Published at completion by the Master's and the Dictionary's behaviours.
+    private long _replies;
+    private long _writesSent;
+    private long _missingKeys;
+    private Dictionary<int, int>? _finalMap;
+
+    protected ConcurrentDictionaryRun(SavinaSize size, bool readOnlyReads)
+        : base(size)
+    {
+        (_workers, _messagesPerWorker, _writePercent, _dataLimit) = ConcurrentDictionaryReference.ParametersFor(size);
+        _readOnlyReads = readOnlyReads;
+    }
+
+    protected override void Build()
+    {
+        _dictionary = new Cown<DictionaryState>(new DictionaryState(ConcurrentDictionaryReference.CreateMap(_dataLimit)));
+        _readTarget = _readOnlyReads ? Cown.Read(_dictionary) : _dictionary;
+        _master = new Cown<MasterState>(new MasterState());
+        _workerCowns = new Cown<WorkerState>[_workers];
+        for (int i = 0; i < _workers; i++)
+        {
+            var state = new WorkerState(new PseudoRandom(i + _messagesPerWorker + _writePercent));
+            _workerCowns[i] = new Cown<WorkerState>(state);
+            state.Self = _workerCowns[i];
+        }
+
+        _reference = new ConcurrentDictionaryReference(_workers, _messagesPerWorker, _writePercent, _dataLimit);
+    }
+
     protected override Task ExecuteAsync()
     {
         // The Master's start: DoWork to every worker.
@@ -113,21 +165,7 @@ public abstract class ConcurrentDictionaryRun : SavinaRun
         return _done.Task;
     }
 
-    protected override void Validate()
-    {
-        long expectedReplies = (long)_workers * _messagesPerWorker;
-        Check(_replies == expectedReplies, $"workers received {_replies} replies, expected {expectedReplies}");
-        Check(_missingKeys == 0, $"{_missingKeys} reads found no value for an existing key");
-        Check(_writesSent == _expectedWrites, $"workers sent {_writesSent} writes, the sequential replay has {_expectedWrites}");
-        Check(_finalMap is not null, "the Dictionary never received EndWork");
-        Check(_finalMap!.Count == _dataLimit, $"final size {_finalMap.Count}, expected {_dataLimit}");
-        foreach ((int key, HashSet<int> values) in _expectedValues)
-        {
-            Check(
-                _finalMap.TryGetValue(key, out int value) && values.Contains(value),
-                $"key {key} holds a value that no worker wrote to it");
-        }
-    }
+    protected override void Validate() => _reference.Validate(_replies, _writesSent, _missingKeys, _finalMap);
 
     // Worker, on DoWork or Result: the next request, or EndWork after M requests (Savina counts both messages).
     private void OnWorkerMessage(WorkerState worker)

@@ -14,45 +14,28 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 // - Small keeps 20 workers and the op mix but does 2,000 requests per worker: the Contains walks grow with the list, so
 //   the cost is quadratic in M (Paper takes seconds).
 
-/// <summary>Actor style: Master, SortedList and W Workers, one cown each; every message a one-cown behaviour.</summary>
-[SavinaWorkload("Concurrent Sorted Linked-List", SavinaVariant.Actor)]
-public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun(size)
+/// <summary>Operation counts of a Concurrent Sorted Linked-List run: Size, Write and Contains requests.</summary>
+internal record struct SortedLinkedListOpCounts(long Size, long Write, long Contains);
+
+/// <summary>The workers' request streams, their sequential replay and the checks every variant shares.</summary>
+internal sealed class ConcurrentSortedLinkedListReference
 {
-    private const int WritePercent = 10;
-    private const int SizePercent = 1;
-    private readonly int _workers = 20;
-    private readonly int _messagesPerWorker = size switch { SavinaSize.Paper => 8_000, SavinaSize.Small => 2_000, _ => 100 };
-    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private Cown<MasterState> _master = null!;
-    private Cown<SortedList> _list = null!;
-    private Cown<WorkerState>[] _workerCowns = null!;
+    public const int WritePercent = 10;
+    public const int SizePercent = 1;
+    private readonly int _workers;
+    private readonly int _messagesPerWorker;
+    private readonly SortedLinkedListOpCounts _expected;
+    private readonly int[] _expectedValues;
 
-    // Sequential reference (Build).
-    private OpCounts _expected;
-    private int[] _expectedValues = [];
-
-    // Published at completion.
-    private OpCounts _sent;
-    private long _replies;
-    private SortedList? _finalList;
-
-    protected override void Build()
+    public ConcurrentSortedLinkedListReference(int workers, int messagesPerWorker)
     {
-        _list = new Cown<SortedList>(new SortedList());
-        _master = new Cown<MasterState>(new MasterState());
-        _workerCowns = new Cown<WorkerState>[_workers];
-        for (int i = 0; i < _workers; i++)
-        {
-            var state = new WorkerState(new PseudoRandom(Seed(i)));
-            _workerCowns[i] = new Cown<WorkerState>(state);
-            state.Self = _workerCowns[i];
-        }
-
+        _workers = workers;
+        _messagesPerWorker = messagesPerWorker;
         var values = new List<int>();
         _expected = default;
         for (int i = 0; i < _workers; i++)
         {
-            var random = new PseudoRandom(Seed(i));
+            var random = new PseudoRandom(Seed(i, messagesPerWorker));
             for (int m = 0; m < _messagesPerWorker; m++)
             {
                 int r = random.NextInt(100);
@@ -77,6 +60,135 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
         _expectedValues = [.. values];
     }
 
+    /// <summary>Worker <paramref name="worker"/>'s seed: i + M + write% + size%, as Savina.</summary>
+    public static int Seed(int worker, int messagesPerWorker) => worker + messagesPerWorker + WritePercent + SizePercent;
+
+    /// <summary>Throws <see cref="SavinaValidationException"/> unless the run matches the replay.</summary>
+    public void Validate(long replies, SortedLinkedListOpCounts sent, SavinaSortedLinkedList? finalList)
+    {
+        long expectedReplies = (long)_workers * _messagesPerWorker;
+        Check(replies == expectedReplies, $"workers received {replies} replies, expected {expectedReplies}");
+        Check(sent == _expected, $"op mix {sent} differs from the sequential replay {_expected}");
+        Check(finalList is not null, "the list never received EndWork");
+
+        // Sorted, and the same multiset as the replay's writes: compare element by element with the sorted replay.
+        int index = 0;
+        for (SortedLinkedListNode? n = finalList!.Head; n is not null; n = n.Next)
+        {
+            Check(index < _expectedValues.Length, $"the list has more than {_expectedValues.Length} elements");
+            Check(n.Value == _expectedValues[index], $"list element {index} is {n.Value}, expected {_expectedValues[index]}");
+            index++;
+        }
+
+        Check(index == _expectedValues.Length, $"the list has {index} elements, expected {_expectedValues.Length}");
+    }
+
+    private static void Check(bool condition, string what)
+    {
+        if (!condition)
+        {
+            throw new SavinaValidationException(what);
+        }
+    }
+}
+
+/// <summary>A node of <see cref="SavinaSortedLinkedList"/>.</summary>
+internal sealed class SortedLinkedListNode(int value)
+{
+    public int Value { get; } = value;
+
+    public SortedLinkedListNode? Next { get; set; }
+}
+
+// Savina's SortedLinkedList: Add walks to the first larger element (so equal values keep arrival order), Contains
+// walks the whole list (no early exit on a larger element), Size counts the nodes.
+internal sealed class SavinaSortedLinkedList
+{
+    public SortedLinkedListNode? Head { get; private set; }
+
+    public void Add(int value)
+    {
+        var node = new SortedLinkedListNode(value);
+        if (Head is null || value < Head.Value)
+        {
+            node.Next = Head;
+            Head = node;
+            return;
+        }
+
+        SortedLinkedListNode before = Head;
+        SortedLinkedListNode? after = Head.Next;
+        while (after is not null && value >= after.Value)
+        {
+            before = after;
+            after = after.Next;
+        }
+
+        node.Next = after;
+        before.Next = node;
+    }
+
+    public bool Contains(int value)
+    {
+        for (SortedLinkedListNode? n = Head; n is not null; n = n.Next)
+        {
+            if (n.Value == value)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    public int Count()
+    {
+        int count = 0;
+        for (SortedLinkedListNode? n = Head; n is not null; n = n.Next)
+        {
+            count++;
+        }
+
+        return count;
+    }
+}
+
+/// <summary>Actor style: Master, SortedList and W Workers, one cown each; every message a one-cown behaviour.</summary>
+[SavinaWorkload("Concurrent Sorted Linked-List", SavinaVariant.Actor)]
+public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun(size)
+{
+    private const int WritePercent = ConcurrentSortedLinkedListReference.WritePercent;
+    private const int SizePercent = ConcurrentSortedLinkedListReference.SizePercent;
+    private readonly int _workers = 20;
+    private readonly int _messagesPerWorker = size switch { SavinaSize.Paper => 8_000, SavinaSize.Small => 2_000, _ => 100 };
+    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private Cown<MasterState> _master = null!;
+    private Cown<SavinaSortedLinkedList> _list = null!;
+    private Cown<WorkerState>[] _workerCowns = null!;
+
+    // Sequential reference (Build).
+    private ConcurrentSortedLinkedListReference _reference = null!;
+
+    // Published at completion.
+    private SortedLinkedListOpCounts _sent;
+    private long _replies;
+    private SavinaSortedLinkedList? _finalList;
+
+    protected override void Build()
+    {
+        _list = new Cown<SavinaSortedLinkedList>(new SavinaSortedLinkedList());
+        _master = new Cown<MasterState>(new MasterState());
+        _workerCowns = new Cown<WorkerState>[_workers];
+        for (int i = 0; i < _workers; i++)
+        {
+            var state = new WorkerState(new PseudoRandom(Seed(i)));
+            _workerCowns[i] = new Cown<WorkerState>(state);
+            state.Self = _workerCowns[i];
+        }
+
+        _reference = new ConcurrentSortedLinkedListReference(_workers, _messagesPerWorker);
+    }
+
     protected override Task ExecuteAsync()
     {
         foreach (Cown<WorkerState> worker in _workerCowns)
@@ -87,26 +199,9 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
         return _done.Task;
     }
 
-    protected override void Validate()
-    {
-        long expectedReplies = (long)_workers * _messagesPerWorker;
-        Check(_replies == expectedReplies, $"workers received {_replies} replies, expected {expectedReplies}");
-        Check(_sent == _expected, $"op mix {_sent} differs from the sequential replay {_expected}");
-        Check(_finalList is not null, "the list never received EndWork");
+    protected override void Validate() => _reference.Validate(_replies, _sent, _finalList);
 
-        // Sorted, and the same multiset as the replay's writes: compare element by element with the sorted replay.
-        int index = 0;
-        for (Node? n = _finalList!.Head; n is not null; n = n.Next)
-        {
-            Check(index < _expectedValues.Length, $"the list has more than {_expectedValues.Length} elements");
-            Check(n.Value == _expectedValues[index], $"list element {index} is {n.Value}, expected {_expectedValues[index]}");
-            index++;
-        }
-
-        Check(index == _expectedValues.Length, $"the list has {index} elements, expected {_expectedValues.Length}");
-    }
-
-    private int Seed(int worker) => worker + _messagesPerWorker + WritePercent + SizePercent;
+    private int Seed(int worker) => ConcurrentSortedLinkedListReference.Seed(worker, _messagesPerWorker);
 
     // Worker, on DoWork or Result: the next request, or EndWork after M requests.
     private void OnWorkerMessage(WorkerState worker)
@@ -146,16 +241,16 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
         }
     }
 
-    private void OnWrite(SortedList list, Cown<WorkerState> worker, int value)
+    private void OnWrite(SavinaSortedLinkedList list, Cown<WorkerState> worker, int value)
     {
         list.Add(value);
         Reply(worker, value);
     }
 
-    private void OnContains(SortedList list, Cown<WorkerState> worker, int value) =>
+    private void OnContains(SavinaSortedLinkedList list, Cown<WorkerState> worker, int value) =>
         Reply(worker, list.Contains(value) ? 1 : 0);
 
-    private void OnSize(SortedList list, Cown<WorkerState> worker) => Reply(worker, list.Count());
+    private void OnSize(SavinaSortedLinkedList list, Cown<WorkerState> worker) => Reply(worker, list.Count());
 
     private void Reply(Cown<WorkerState> worker, int result) =>
         Runtime.When(worker, static (w, m) => m.Run.OnResult(w, m.Result), (Run: this, Result: result));
@@ -169,7 +264,7 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
     }
 
     // Master, on EndWork (carrying the worker's counters): after W of them, stop the list.
-    private void OnEndWork(MasterState master, long replies, OpCounts sent)
+    private void OnEndWork(MasterState master, long replies, SortedLinkedListOpCounts sent)
     {
         master.Replies += replies;
         master.Sent.Size += sent.Size;
@@ -184,13 +279,11 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
         }
     }
 
-    private void OnStop(SortedList list)
+    private void OnStop(SavinaSortedLinkedList list)
     {
         _finalList = list;
         _done.SetResult();
     }
-
-    private record struct OpCounts(long Size, long Write, long Contains);
 
     private sealed class MasterState
     {
@@ -198,7 +291,7 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
 
         public long Replies { get; set; }
 
-        public OpCounts Sent;
+        public SortedLinkedListOpCounts Sent;
     }
 
     private sealed class WorkerState(PseudoRandom random)
@@ -211,67 +304,7 @@ public sealed class ConcurrentSortedLinkedListActor(SavinaSize size) : SavinaRun
 
         public long Replies { get; set; }
 
-        public OpCounts Sent;
-    }
-
-    private sealed class Node(int value)
-    {
-        public int Value { get; } = value;
-
-        public Node? Next { get; set; }
-    }
-
-    // Savina's SortedLinkedList: Add walks to the first larger element (so equal values keep arrival order), Contains
-    // walks the whole list (no early exit on a larger element), Size counts the nodes.
-    private sealed class SortedList
-    {
-        public Node? Head { get; private set; }
-
-        public void Add(int value)
-        {
-            var node = new Node(value);
-            if (Head is null || value < Head.Value)
-            {
-                node.Next = Head;
-                Head = node;
-                return;
-            }
-
-            Node before = Head;
-            Node? after = Head.Next;
-            while (after is not null && value >= after.Value)
-            {
-                before = after;
-                after = after.Next;
-            }
-
-            node.Next = after;
-            before.Next = node;
-        }
-
-        public bool Contains(int value)
-        {
-            for (Node? n = Head; n is not null; n = n.Next)
-            {
-                if (n.Value == value)
-                {
-                    return true;
-                }
-            }
-
-            return false;
-        }
-
-        public int Count()
-        {
-            int count = 0;
-            for (Node? n = Head; n is not null; n = n.Next)
-            {
-                count++;
-            }
-
-            return count;
-        }
+        public SortedLinkedListOpCounts Sent;
     }
 }
 
