@@ -68,11 +68,12 @@ public class InRepoCodeTests
             .ToList();
         Assert.True(sources.Count > 1, $"no sources in {relativeProject}");
 
-        // The benchmarks need BenchmarkDotNet; referencing it everywhere is harmless.
+        // The benchmarks need BenchmarkDotNet and Akka.NET (the Akka baseline); referencing them everywhere is harmless.
         IEnumerable<MetadataReference> extra = new[]
         {
             typeof(BenchmarkDotNet.Attributes.BenchmarkAttribute).Assembly,
             typeof(BenchmarkDotNet.Running.BenchmarkSwitcher).Assembly,
+            typeof(Akka.Actor.ActorSystem).Assembly,
         }.Distinct().Select(a => (MetadataReference)MetadataReference.CreateFromFile(a.Location));
 
         ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(Compile(sources, extra, OutputKind.ConsoleApplication));
