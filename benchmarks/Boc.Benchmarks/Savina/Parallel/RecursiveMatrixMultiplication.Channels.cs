@@ -76,35 +76,8 @@ public sealed class RecursiveMatrixMultiplicationChannels(SavinaSize size) : Sav
 
     protected override void Validate()
     {
-        int splits = 0;
-        for (long blocks = (long)_n * _n; blocks > _threshold; blocks /= 4)
-        {
-            splits++;
-        }
-
-        int expectedLeaves = 1;
-        int expectedItems = 1;
-        for (int k = 0; k < splits; k++)
-        {
-            expectedLeaves *= 8;
-            expectedItems += expectedLeaves;
-        }
-
-        Check(_workSent == expectedItems && _workCompleted == expectedItems,
-            $"{_workSent} work items sent, {_workCompleted} done, expected {expectedItems}");
-        Check(_leaves == expectedLeaves, $"{_leaves} leaf blocks computed, expected {expectedLeaves}");
-        for (int i = 0; i < _n; i++)
-        {
-            double[] row = _c[i];
-            for (int j = 0; j < _n; j++)
-            {
-                double expected = 1.0 * _n * i * j;
-                if (row[j] != expected)
-                {
-                    Check(false, $"C[{i}][{j}] = {row[j]:R}, expected {expected:R}");
-                }
-            }
-        }
+        string? error = RecursiveMatrixMultiplicationCheck.Find(_n, _threshold, _workSent, _workCompleted, _leaves, _c);
+        Check(error is null, error!);
     }
 
     private readonly record struct Work(int SrA, int ScA, int SrB, int ScB, int SrC, int ScC, int NumBlocks, int Dim);

@@ -71,35 +71,8 @@ public sealed class RecursiveMatrixMultiplicationActor(SavinaSize size) : Savina
 
     protected override void Validate()
     {
-        int splits = 0;
-        for (long blocks = (long)_n * _n; blocks > _threshold; blocks /= 4)
-        {
-            splits++;
-        }
-
-        int expectedLeaves = 1;
-        int expectedItems = 1;
-        for (int k = 0; k < splits; k++)
-        {
-            expectedLeaves *= 8;
-            expectedItems += expectedLeaves;
-        }
-
-        Check(_workSent == expectedItems && _workCompleted == expectedItems,
-            $"{_workSent} work items sent, {_workCompleted} done, expected {expectedItems}");
-        Check(_leaves == expectedLeaves, $"{_leaves} leaf blocks computed, expected {expectedLeaves}");
-        for (int i = 0; i < _n; i++)
-        {
-            double[] row = _c[i];
-            for (int j = 0; j < _n; j++)
-            {
-                double expected = 1.0 * _n * i * j;
-                if (row[j] != expected)
-                {
-                    Check(false, $"C[{i}][{j}] = {row[j]:R}, expected {expected:R}");
-                }
-            }
-        }
+        string? error = RecursiveMatrixMultiplicationCheck.Find(_n, _threshold, _workSent, _workCompleted, _leaves, _c);
+        Check(error is null, error!);
     }
 
     // Master: route a work item by its C-block origin.
@@ -218,4 +191,51 @@ public partial class RecursiveMatrixMultiplication : SavinaBenchmarkBase
 
     [Benchmark(Baseline = true)]
     public Task Actor() => _run.RunAsync();
+}
+
+/// <summary>The validation shared by every variant: the work-tree shape and C[i][j] == n·i·j exactly.</summary>
+internal static class RecursiveMatrixMultiplicationCheck
+{
+    /// <summary>Returns a description of the first discrepancy, or null if the run is correct.</summary>
+    public static string? Find(int n, int threshold, long workSent, long workCompleted, long leaves, double[][] c)
+    {
+        int splits = 0;
+        for (long blocks = (long)n * n; blocks > threshold; blocks /= 4)
+        {
+            splits++;
+        }
+
+        int expectedLeaves = 1;
+        int expectedItems = 1;
+        for (int k = 0; k < splits; k++)
+        {
+            expectedLeaves *= 8;
+            expectedItems += expectedLeaves;
+        }
+
+        if (workSent != expectedItems || workCompleted != expectedItems)
+        {
+            return $"{workSent} work items sent, {workCompleted} done, expected {expectedItems}";
+        }
+
+        if (leaves != expectedLeaves)
+        {
+            return $"{leaves} leaf blocks computed, expected {expectedLeaves}";
+        }
+
+        for (int i = 0; i < n; i++)
+        {
+            double[] row = c[i];
+            for (int j = 0; j < n; j++)
+            {
+                double expected = 1.0 * n * i * j;
+                if (row[j] != expected)
+                {
+                    return $"C[{i}][{j}] = {row[j]:R}, expected {expected:R}";
+                }
+            }
+        }
+
+        return null;
+    }
 }
