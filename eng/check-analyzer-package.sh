@@ -15,8 +15,11 @@ expected="BOC101"
 dotnet pack "$repo/src/Boc/Boc.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack failed" >&2; exit 1; }
 nupkg="$work/feed/Boc.$version.nupkg"
-if ! unzip -l "$nupkg" | grep -q 'analyzers/dotnet/cs/Boc.Analyzers.dll'; then
-  unzip -l "$nupkg"
+# List into a variable first: under pipefail, `unzip -l | grep -q` fails whenever grep exits on the first match before
+# unzip has written the rest (unzip dies of SIGPIPE), which made this check flaky on CI.
+listing="$(unzip -l "$nupkg")"
+if ! grep -q 'analyzers/dotnet/cs/Boc.Analyzers.dll' <<<"$listing"; then
+  printf '%s\n' "$listing"
   echo "check-analyzer-package: Boc.Analyzers.dll is not under analyzers/dotnet/cs in the package" >&2
   exit 1
 fi
