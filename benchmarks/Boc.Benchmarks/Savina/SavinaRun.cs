@@ -27,6 +27,9 @@ public enum SavinaVariant
 
     /// <summary>Baseline: the same actors and messages on Akka.NET.</summary>
     Akka,
+
+    /// <summary>Baseline: threads taking ordered locks (<c>System.Threading.Lock</c>), the paper's "threads and mutexes".</summary>
+    Locks,
 }
 
 /// <summary>Names the Savina benchmark (the paper's label) and the variant a <see cref="SavinaRun"/> implements.</summary>
