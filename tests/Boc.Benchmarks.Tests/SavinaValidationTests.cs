@@ -49,6 +49,10 @@ public sealed class SavinaValidationTests
         });
     }
 
+    // The BoC paper's extra experiments (savina-spec.md §5) are not among the 22; they have their own variant sets.
+    private static readonly HashSet<string> PaperExperiments =
+        ["ReasonableBanking", "BusyBanking", "Dining Philosophers Scaling"];
+
     [Fact]
     public void TheSuiteIsComplete()
     {
@@ -64,7 +68,9 @@ public sealed class SavinaValidationTests
             "Banking", "Chameneos", "Count", "Dining Philosophers", "Fib", "Fork-Join Create", "Fork-Join Throughput",
             "Logistic Map Series", "Quicksort", "Sleeping Barber", "Trapezoid", "Concurrent Dictionary",
         ];
-        var present = Runs.Select(t => t.GetCustomAttribute<SavinaWorkloadAttribute>()!).ToArray();
+        var present = Runs.Select(t => t.GetCustomAttribute<SavinaWorkloadAttribute>()!)
+            .Where(a => !PaperExperiments.Contains(a.Name))
+            .ToArray();
         Assert.Equal(actor.Order(), present.Where(a => a.Variant == SavinaVariant.Actor).Select(a => a.Name).Order());
         Assert.Equal(full.Order(), present.Where(a => a.Variant == SavinaVariant.Full).Select(a => a.Name).Order());
     }
