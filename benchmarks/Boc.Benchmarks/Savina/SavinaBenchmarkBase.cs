@@ -45,8 +45,13 @@ public abstract class SavinaBenchmarkBase
             : new BocRuntimeOptions().Dispatcher;
 
     [GlobalSetup]
-    public void CreateRuntime() =>
-        Runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = DispatcherFromEnvironment() });
+    public void CreateRuntime() => Runtime = new BocRuntime(CreateRuntimeOptions());
+
+    /// <summary>
+    /// The options of this class's runtime; an override starts from the base's (so the dispatcher still comes from
+    /// <c>BOC_DISPATCHER</c>) and changes what it measures, such as the worker count. [Params] are set by then.
+    /// </summary>
+    protected virtual BocRuntimeOptions CreateRuntimeOptions() => new() { Dispatcher = DispatcherFromEnvironment() };
 
     [GlobalCleanup]
     public void DisposeRuntime() => Runtime.Dispose();

@@ -18,7 +18,7 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 //   dst is accounts[src + d] (not accounts[d]), and d = 0 becomes 1, so src < dst always; Build checks it for the
 //   whole stream, so src == dst can never reach a two-cown behaviour.
 
-/// <summary>Banking parameters and Savina's transaction generator, shared by both variants and the replay.</summary>
+/// <summary>Banking parameters and Savina's transaction generator, shared by every variant and the replay.</summary>
 internal readonly record struct BankingParameters(int Accounts, int Transactions)
 {
     public const long TellerSeed = 123456;
@@ -54,7 +54,28 @@ internal struct BankingAccountTotals
     public double Volume;
 }
 
-/// <summary>The sequential replay of the Teller's stream and the checks both variants share.</summary>
+/// <summary>An account of the variants whose transfer touches both accounts at once (full BoC and locks).</summary>
+internal sealed class BankingAccount(int id, double balance)
+{
+    public BankingAccountTotals Totals;
+
+    public int Id { get; } = id;
+
+    public double Balance { get; set; } = balance;
+
+    /// <summary>Moves <paramref name="amount"/> from <paramref name="src"/> to <paramref name="dst"/>; the caller holds both.</summary>
+    public static void Transfer(BankingAccount src, BankingAccount dst, double amount)
+    {
+        src.Balance -= amount;
+        src.Totals.Delta -= amount;
+        src.Totals.Credits++;
+        dst.Balance += amount;
+        dst.Totals.Delta += amount;
+        dst.Totals.Debits++;
+    }
+}
+
+/// <summary>The sequential replay of the Teller's stream and the checks every variant shares.</summary>
 internal sealed class BankingReference
 {
     private readonly BankingParameters _p;
@@ -280,13 +301,18 @@ public sealed class BankingActor(SavinaSize size) : SavinaRun(size)
 }
 
 /// <summary>Full BoC ([V], fixed): one two-cown behaviour per transaction; no stash, no 2-phase protocol.</summary>
+/// <remarks>
+/// Not sealed: BusyBanking (savina-spec.md §5.2) is this run with a busy loop in every transfer, so it derives from
+/// it rather than copying it.
+/// </remarks>
 [SavinaWorkload("Banking", SavinaVariant.Full)]
-public sealed class BankingFull(SavinaSize size) : SavinaRun(size)
+public class BankingFull : SavinaRun
 {
-    private readonly BankingParameters _p = BankingParameters.For(size);
+    private readonly BankingParameters _p;
+    private readonly int _busyMicroseconds;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private Cown<TellerState> _teller = null!;
-    private Cown<AccountState>[] _accounts = null!;
+    private Cown<BankingAccount>[] _accounts = null!;
     private BankingReference _reference = null!;
 
     // Published at completion: by the Teller, and by each account on Stop.
@@ -294,13 +320,26 @@ public sealed class BankingFull(SavinaSize size) : SavinaRun(size)
     private double _amountSum;
     private BankingAccountTotals[] _totals = [];
 
+    public BankingFull(SavinaSize size)
+        : this(size, 0)
+    {
+    }
+
+    /// <summary>Creates the run with <paramref name="busyMicroseconds"/> of wall-clock spinning in every transfer.</summary>
+    private protected BankingFull(SavinaSize size, int busyMicroseconds)
+        : base(size)
+    {
+        _p = BankingParameters.For(size);
+        _busyMicroseconds = busyMicroseconds;
+    }
+
     protected override void Build()
     {
         _teller = new Cown<TellerState>(new TellerState());
-        _accounts = new Cown<AccountState>[_p.Accounts];
+        _accounts = new Cown<BankingAccount>[_p.Accounts];
         for (int i = 0; i < _p.Accounts; i++)
         {
-            _accounts[i] = new Cown<AccountState>(new AccountState(i, _p.InitialBalance));
+            _accounts[i] = new Cown<BankingAccount>(new BankingAccount(i, _p.InitialBalance));
         }
 
         _totals = new BankingAccountTotals[_p.Accounts];
@@ -333,14 +372,15 @@ public sealed class BankingFull(SavinaSize size) : SavinaRun(size)
         }
     }
 
-    private void Transfer(AccountState src, AccountState dst, double amount)
+    private void Transfer(BankingAccount src, BankingAccount dst, double amount)
     {
-        src.Balance -= amount;
-        src.Totals.Delta -= amount;
-        src.Totals.Credits++;
-        dst.Balance += amount;
-        dst.Totals.Delta += amount;
-        dst.Totals.Debits++;
+        BankingAccount.Transfer(src, dst, amount);
+        if (_busyMicroseconds > 0)
+        {
+            // BusyBanking: the work a real transfer would do while it holds both accounts.
+            SavinaHelpers.BusyLoop(_busyMicroseconds);
+        }
+
         Runtime.When(_teller, static (t, run) => run.OnCompleted(t), this);
     }
 
@@ -351,7 +391,7 @@ public sealed class BankingFull(SavinaSize size) : SavinaRun(size)
         {
             _completed = teller.Completed;
             _amountSum = teller.AmountSum;
-            foreach (Cown<AccountState> account in _accounts)
+            foreach (Cown<BankingAccount> account in _accounts)
             {
                 Runtime.When(account, static (a, run) => run._totals[a.Id] = a.Totals, this);
             }
@@ -367,15 +407,6 @@ public sealed class BankingFull(SavinaSize size) : SavinaRun(size)
         public long Completed { get; set; }
 
         public double AmountSum { get; set; }
-    }
-
-    private sealed class AccountState(int id, double balance)
-    {
-        public BankingAccountTotals Totals;
-
-        public int Id { get; } = id;
-
-        public double Balance { get; set; } = balance;
     }
 }
 

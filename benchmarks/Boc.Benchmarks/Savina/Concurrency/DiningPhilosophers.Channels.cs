@@ -10,8 +10,8 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 [SavinaWorkload("Dining Philosophers", SavinaVariant.Channels)]
 public sealed class DiningPhilosophersChannels(SavinaSize size) : SavinaRun(size)
 {
-    private readonly int _philosophers = 20;
-    private readonly int _rounds = size switch { SavinaSize.Paper => 10_000, SavinaSize.Small => 10_000, _ => 100 };
+    private readonly int _philosophers = DiningPhilosophersParameters.Philosophers;
+    private readonly int _rounds = DiningPhilosophersParameters.Rounds(size);
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private Arbitrator _arbitrator = null!;
     private Philosopher[] _philosopherActors = null!;

@@ -15,12 +15,21 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 //   their use counts: it was spawned after every meal (all spawned before the Table's last decrement), so it runs
 //   after all of them, and it is the completion event.
 
+/// <summary>The sizes every Dining Philosophers variant uses.</summary>
+internal static class DiningPhilosophersParameters
+{
+    public const int Philosophers = 20;
+
+    /// <summary>Meals per philosopher (Savina's M rounds).</summary>
+    public static int Rounds(SavinaSize size) => size switch { SavinaSize.Paper => 10_000, SavinaSize.Small => 10_000, _ => 100 };
+}
+
 /// <summary>Actor style: an Arbitrator and N Philosophers, one cown each; every message a one-cown behaviour.</summary>
 [SavinaWorkload("Dining Philosophers", SavinaVariant.Actor)]
 public sealed class DiningPhilosophersActor(SavinaSize size) : SavinaRun(size)
 {
-    private readonly int _philosophers = 20;
-    private readonly int _rounds = size switch { SavinaSize.Paper => 10_000, SavinaSize.Small => 10_000, _ => 100 };
+    private readonly int _philosophers = DiningPhilosophersParameters.Philosophers;
+    private readonly int _rounds = DiningPhilosophersParameters.Rounds(size);
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private Cown<ArbitratorState> _arbitrator = null!;
     private Cown<PhilosopherState>[] _philosopherCowns = null!;
@@ -161,8 +170,8 @@ public sealed class DiningPhilosophersActor(SavinaSize size) : SavinaRun(size)
 [SavinaWorkload("Dining Philosophers", SavinaVariant.Full)]
 public sealed class DiningPhilosophersFull(SavinaSize size) : SavinaRun(size)
 {
-    private readonly int _philosophers = 20;
-    private readonly int _rounds = size switch { SavinaSize.Paper => 10_000, SavinaSize.Small => 10_000, _ => 100 };
+    private readonly int _philosophers = DiningPhilosophersParameters.Philosophers;
+    private readonly int _rounds = DiningPhilosophersParameters.Rounds(size);
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private Cown<TableState> _table = null!;
     private Cown<Fork>[] _forks = null!;
