@@ -148,4 +148,7 @@ internal sealed class ReasonableBankingReference
 /// </summary>
 public partial class ReasonableBanking : SavinaBenchmarkBase
 {
+    /// <summary>Transfers in one run at <paramref name="size"/> (all Tellers together), for throughput reports.</summary>
+    public static int Transfers(SavinaSize size) =>
+        ReasonableBankingParameters.Tellers * ReasonableBankingParameters.For(size).TransactionsPerTeller;
 }
