@@ -54,6 +54,35 @@ public sealed class SavinaValidationTests
         ["ReasonableBanking", "BusyBanking", "Dining Philosophers Scaling"];
 
     [Fact]
+    public void ThePeerBaselinesAndPaperExperimentsAreComplete()
+    {
+        string[] Variants(string name, SavinaVariant variant) => Runs
+            .Where(t => t.GetCustomAttribute<SavinaWorkloadAttribute>() is { } a && a.Name == name && a.Variant == variant)
+            .Select(t => t.Name)
+            .Order(StringComparer.Ordinal)
+            .ToArray();
+
+        int InSuite(SavinaVariant variant) => Runs
+            .Select(t => t.GetCustomAttribute<SavinaWorkloadAttribute>()!)
+            .Count(a => a.Variant == variant && !PaperExperiments.Contains(a.Name));
+
+        Assert.Equal(22, InSuite(SavinaVariant.Channels));
+        Assert.Equal(10, InSuite(SavinaVariant.Akka));
+        Assert.Single(Variants("Banking", SavinaVariant.Locks));
+        Assert.Single(Variants("Dining Philosophers", SavinaVariant.Locks));
+        foreach (SavinaVariant variant in new[] { SavinaVariant.Full, SavinaVariant.Channels, SavinaVariant.Akka, SavinaVariant.Locks })
+        {
+            Assert.Single(Variants("ReasonableBanking", variant));
+        }
+
+        Assert.Single(Variants("BusyBanking", SavinaVariant.Full));
+        Assert.Equal(
+            ["DiningPhilosophersScalingAlternating", "DiningPhilosophersScalingNaive"],
+            Variants("Dining Philosophers Scaling", SavinaVariant.Full));
+        Assert.Single(Variants("Dining Philosophers Scaling", SavinaVariant.Locks));
+    }
+
+    [Fact]
     public void TheSuiteIsComplete()
     {
         string[] actor =
