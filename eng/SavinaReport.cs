@@ -4,6 +4,7 @@
 //
 //   dotnet run eng/SavinaReport.cs -- [--size Paper|Small] [--out benchmarks/results] RUN.csv [RUN.csv ...]
 //
+// A run exported in several BenchmarkDotNet invocations is given as their files joined with '+' (a.csv+b.csv).
 // Each RUN.csv is either a BenchmarkDotNet report (BenchmarkDotNet.Artifacts/results/*-report.csv, one per run of the
 // suite) or the compact results.csv this tool writes, so the committed tables and charts can be regenerated from the
 // committed data alone. Several runs of the same suite are combined the way the README reads them: a time is the median
@@ -46,7 +47,11 @@ if (inputs.Count == 0)
 var rows = new List<Row>();
 for (int run = 0; run < inputs.Count; run++)
 {
-    rows.AddRange(Read(inputs[run], run + 1));
+    // "a.csv+b.csv": one run of the suite that BenchmarkDotNet was asked for in two invocations.
+    foreach (string part in inputs[run].Split('+'))
+    {
+        rows.AddRange(Read(part, run + 1));
+    }
 }
 
 int runs = rows.Max(r => r.Run);
@@ -218,7 +223,7 @@ static IEnumerable<Row> Read(string path, int run)
 
     int ns = Array.IndexOf(header, "Namespace"), type = Array.IndexOf(header, "Type"), method = Array.IndexOf(header, "Method");
     int median = Array.IndexOf(header, "Median"), allocated = Array.IndexOf(header, "Allocated");
-    int workers = Array.IndexOf(header, "Workers");
+    int workers = Array.IndexOf(header, "Workers"); // BusyBanking's [Params]; "?" in rows of other classes
     foreach (string line in lines.Skip(1))
     {
         string[] c = SplitCsv(line);
@@ -227,7 +232,7 @@ static IEnumerable<Row> Read(string path, int run)
             continue;
         }
 
-        yield return new Row(run, c[ns].Split('.')[^1], c[type], c[method], workers >= 0 ? c[workers] : "",
+        yield return new Row(run, c[ns].Split('.')[^1], c[type], c[method], workers >= 0 && c[workers] != "?" ? c[workers] : "",
             ParseTime(c[median]), allocated >= 0 ? ParseBytes(c[allocated]) : 0);
     }
 }
