@@ -5,13 +5,13 @@ public enum BocDispatcher
 {
     /// <summary>
     /// The .NET thread pool: each ready behaviour is queued as an <see cref="IThreadPoolWorkItem"/>. Shares threads with
-    /// the rest of the process and grows them when bodies block.
+    /// the rest of the process and grows them when bodies block; choose it for bodies that may block.
     /// </summary>
     ThreadPool,
 
     /// <summary>
     /// A <see cref="Boc.BocScheduler"/> owned by the runtime: fixed worker threads with work stealing and a per-worker
-    /// next slot that runs chains of dependent behaviours on one core. Disposed with the runtime.
+    /// next slot that runs chains of dependent behaviours on one core. Disposed with the runtime. The default.
     /// </summary>
     BocScheduler,
 }

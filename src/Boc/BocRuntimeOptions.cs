@@ -3,13 +3,16 @@ namespace Boc;
 /// <summary>Settings for a <see cref="BocRuntime"/>. They are read once, when the runtime is created.</summary>
 public sealed class BocRuntimeOptions
 {
-    /// <summary>Gets or sets where ready behaviours run. See <see cref="BocDispatcher"/>.</summary>
-    public BocDispatcher Dispatcher { get; set; } = BocDispatcher.ThreadPool;
+    /// <summary>
+    /// Gets or sets where ready behaviours run: <see cref="BocDispatcher.BocScheduler"/> (the default) or the .NET thread
+    /// pool. See <see cref="BocDispatcher"/>.
+    /// </summary>
+    public BocDispatcher Dispatcher { get; set; } = BocDispatcher.BocScheduler;
 
     /// <summary>
     /// Gets or sets the most behaviours that may run at the same time, or null (the default) for the dispatcher's own
-    /// default: the thread pool decides for <see cref="BocDispatcher.ThreadPool"/>, and
-    /// <see cref="BocDispatcher.BocScheduler"/> starts one worker per processor. Set it to measure scaling, or to keep
+    /// default: <see cref="BocDispatcher.BocScheduler"/> starts one worker per processor, and the thread pool decides
+    /// for <see cref="BocDispatcher.ThreadPool"/>. Set it to measure scaling, or to keep
     /// a runtime to a share of the machine.
     /// </summary>
     /// <remarks>

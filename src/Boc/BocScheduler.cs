@@ -1,33 +1,42 @@
 using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using Boc.Dispatch;
+using Boc.Scheduling;
 
 namespace Boc;
 
 /// <summary>
-/// A <see cref="TaskScheduler"/> with a fixed set of worker threads, built to run BoC behaviours: per-worker
-/// work-stealing queues, a global inbox for work from other threads, and a per-worker "next" slot so that a behaviour
-/// made ready on a worker runs next on that worker, cache-warm.
+/// A <see cref="TaskScheduler"/> with a fixed set of worker threads, built to run BoC behaviours: per-worker run
+/// queues with batch stealing, a global inbox for work from other threads, and a per-worker "next" slot so that a
+/// behaviour made ready on a worker runs next on that worker, cache-warm.
 /// </summary>
 /// <remarks>
 /// <para>
-/// Behaviours are not <see cref="Task"/>s: a <see cref="BocRuntime"/> created with
-/// <see cref="BocDispatcher.BocScheduler"/> hands them to the workers directly. The same workers also run
-/// <see cref="Task"/>s queued to this scheduler (for example with <c>Task.Factory.StartNew(…, scheduler)</c>), and
-/// continuations of <c>await</c>s inside behaviour bodies: each worker thread carries a
-/// <see cref="SynchronizationContext"/> that posts back to this scheduler.
+/// Behaviours are not <see cref="Task"/>s: a <see cref="BocRuntime"/> using this scheduler hands them to the workers
+/// directly. The same workers also run <see cref="Task"/>s queued to this scheduler (for example with
+/// <c>Task.Factory.StartNew(…, scheduler)</c>), and continuations of <c>await</c>s inside behaviour bodies: each worker
+/// thread carries a <see cref="SynchronizationContext"/> that posts back to this scheduler.
 /// </para>
 /// <para>
-/// Batching: when a behaviour becomes ready on a worker (because the worker's current behaviour released a cown it
-/// waited for, or spawned it), it goes into that worker's next slot and runs as soon as the current one finishes. After
-/// <see cref="NextSlotRunLimit"/> such runs in a row the worker takes from its queue instead, so nothing starves.
+/// Latency bounds. A behaviour made ready on a worker runs next on it; after <see cref="NextSlotRunLimit"/> such runs
+/// in a row it goes to the back of the worker's queue, so queued work waits for at most that many runs of a chain.
+/// Every <see cref="InboxCheckInterval"/>-th item a worker runs, wherever it came from, is taken from the inbox if the
+/// inbox is not empty, so work queued from outside the workers (a request handler, a timer, an <c>await</c>
+/// continuation completing on another thread) waits behind at most that many items per worker for each item ahead of
+/// it in the inbox, however busy the workers are.
 /// </para>
 /// <para>
-/// Idle workers spin briefly, then park. Work queued while workers sleep wakes one (a sleeper count and a semaphore,
-/// updated so that a queueing thread and a worker going to sleep cannot miss each other). Parked workers also wake
-/// every <see cref="StuckCheckInterval"/> to take work held in the next slot of a worker whose body has blocked; a body
-/// that blocks on work it spawned therefore stalls only for that long, but do not block in bodies: with all workers
-/// blocked nothing can run.
+/// Every work item starts with the worker's default <see cref="ExecutionContext"/> and this scheduler's
+/// <see cref="SynchronizationContext"/>: <c>AsyncLocal</c> values, the culture, or <c>Activity.Current</c> set by one
+/// item are not seen by the next, as on the .NET thread pool.
+/// </para>
+/// <para>
+/// Idle workers spin briefly (at most half of them at a time, so that spinning never takes the cores a producer
+/// thread needs), then park. Work queued while workers sleep wakes one; the protocol that makes a lost wake-up
+/// impossible is written next to <see cref="WakeOne"/>. Parked workers also wake every
+/// <see cref="StuckCheckInterval"/> to take work held in the next slot of a worker that has run nothing since they
+/// parked (its body blocks): do not block in bodies, but if one does, the work it holds back moves to another worker
+/// within about one interval. With every worker blocked nothing can run.
 /// </para>
 /// <para>
 /// <see cref="Dispose"/> lets the workers drain every queued item, then stops them and waits for their threads to
@@ -39,11 +48,19 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// <summary>How many behaviours a worker runs from its next slot in a row before it goes back to its queue.</summary>
     public const int NextSlotRunLimit = 100;
 
+    /// <summary>
+    /// Every this many items a worker runs, it takes its next item from the inbox of work queued from other threads,
+    /// if there is any (the bound on how long outside work can wait behind busy workers).
+    /// </summary>
+    public const int InboxCheckInterval = 61;
+
     /// <summary>How often parked workers look for work stuck in the next slot of a blocked worker.</summary>
     public static readonly TimeSpan StuckCheckInterval = TimeSpan.FromMilliseconds(50);
 
-    private const int SpinIterations = 64;
-    private const int InboxCheckPeriod = 61;
+    // A worker that finds its queue empty moves up to this many items from the inbox to its queue at once.
+    private const int InboxBatch = 32;
+
+    private const int SpinIterations = 50;
 
     [ThreadStatic]
     private static Worker? t_worker;
@@ -52,6 +69,8 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private readonly ConcurrentQueue<object> _inbox = new();
     private readonly SemaphoreSlim _wake = new(0);
     private readonly BocSynchronizationContext _context;
+    private readonly int _maxSpinning;
+    private readonly bool _stuckCheck;
 
     // Workers registered as going to sleep (or asleep) that no waker has claimed yet. Each claim is paired with one
     // Release of _wake, so every registered sleeper consumes exactly one permit. Written only when workers go idle or
@@ -75,8 +94,19 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// <param name="workerCount">The number of worker threads; at least 1.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="workerCount"/> is less than 1.</exception>
     public BocScheduler(int workerCount)
+        : this(workerCount, stuckCheck: true)
+    {
+    }
+
+    /// <summary>
+    /// Creates a scheduler; <paramref name="stuckCheck"/> false turns off the parked workers' periodic wake-up, so a
+    /// test of the wake-up protocol cannot be rescued by the poll.
+    /// </summary>
+    internal BocScheduler(int workerCount, bool stuckCheck)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(workerCount, 1);
+        _stuckCheck = stuckCheck;
+        _maxSpinning = Math.Max(1, workerCount / 2);
         _context = new BocSynchronizationContext(this);
         _workers = new Worker[workerCount];
         for (int i = 0; i < workerCount; i++)
@@ -143,18 +173,19 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         if (worker is not null && worker.Scheduler == this && !_stopping)
         {
             // Ready on this worker: run it next, here. A behaviour already waiting in the slot moves to the queue,
-            // where other workers can steal it, so wake one if any sleeps.
+            // where other workers can steal it, so wake one if any sleeps. Exchange, not a plain store: an idle worker
+            // may take the slot's item when this worker looks blocked (TakeStuckWork).
             object? displaced = Interlocked.Exchange(ref worker.Next, behaviour);
             if (displaced is not null)
             {
-                worker.Queue.Enqueue(displaced);
+                PushLocal(worker, displaced);
                 WakeOne();
             }
 
             return;
         }
 
-        Enqueue(behaviour);
+        EnqueueFromOutside(behaviour);
     }
 
     /// <inheritdoc/>
@@ -183,19 +214,24 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued)
     {
         // Inline only on our own workers (the task asked for this scheduler), and only tasks not already queued: a
-        // queued task cannot be taken back out of a ConcurrentQueue, and the contract leaves it to the queue.
+        // queued task cannot be taken back out of a queue, and the contract leaves it to the queue.
         return !taskWasPreviouslyQueued && IsWorkerThread && TryExecuteTask(task);
     }
 
     /// <inheritdoc/>
     protected override IEnumerable<Task> GetScheduledTasks()
     {
-        // A snapshot for debuggers: ConcurrentQueue enumeration is a moment-in-time copy.
+        // A snapshot for debuggers. The inbox enumerates as a moment-in-time copy; the run queues are read without
+        // taking anything, so a task taken meanwhile may still be listed.
         var tasks = new List<Task>();
         tasks.AddRange(_inbox.OfType<Task>());
         foreach (Worker worker in _workers)
         {
-            tasks.AddRange(worker.Queue.OfType<Task>());
+            tasks.AddRange(worker.Queue.Snapshot().OfType<Task>());
+            if (Volatile.Read(ref worker.Next) is Task next)
+            {
+                tasks.Add(next);
+            }
         }
 
         return tasks;
@@ -207,15 +243,19 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private void Enqueue(object item)
     {
         Worker? worker = t_worker;
-        if (worker is not null && worker.Scheduler == this)
+        if (worker is not null && worker.Scheduler == this && !_stopping)
         {
-            worker.Queue.Enqueue(item);
-        }
-        else
-        {
-            _inbox.Enqueue(item);
+            PushLocal(worker, item);
+            WakeOne();
+            return;
         }
 
+        EnqueueFromOutside(item);
+    }
+
+    private void EnqueueFromOutside(object item)
+    {
+        _inbox.Enqueue(item);
         WakeOne();
         if (Volatile.Read(ref _terminated) != 0)
         {
@@ -223,12 +263,46 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
     }
 
-    /// <summary>Wakes one parked worker, if any is registered as sleeping.</summary>
+    /// <summary>Owner only: appends to the worker's queue; a full queue moves its older half to the inbox first.</summary>
+    private void PushLocal(Worker worker, object item)
+    {
+        if (worker.Queue.TryPush(item))
+        {
+            return;
+        }
+
+        // Overflow (a body spawned more ready work than one queue holds): share the older half through the inbox,
+        // where every worker can take it, then retry. The spill buffer is the worker's own, so this allocates nothing.
+        object?[] spill = worker.Spill;
+        int moved = worker.Queue.TakeOlderHalf(spill);
+        for (int i = 0; i < moved; i++)
+        {
+            _inbox.Enqueue(spill[i]!);
+            spill[i] = null;
+        }
+
+        if (!worker.Queue.TryPush(item))
+        {
+            _inbox.Enqueue(item);
+        }
+    }
+
+    /// <summary>Wakes one parked worker, if any is registered as sleeping and none is spinning.</summary>
+    /// <remarks>
+    /// No lost wake-up. The item was queued before this call with an interlocked operation or a release store that
+    /// this method's reads cannot pass (<see cref="Volatile.Read{T}(ref readonly T)"/> after an interlocked operation,
+    /// or after the release store of a run queue's tail followed by the interlocked read below; on ARM64 the runtime
+    /// emits full barriers for both). A worker going idle does, in order: interlocked increment of the spinning count
+    /// (or of the sleeper count), then a look at every queue. So either the worker's look comes after our enqueue and
+    /// finds the item, or its increment comes before our read here, and we see it spinning (it will look again before
+    /// it parks) or registered as a sleeper (we release it). <see cref="Worker.Next"/> needs no wake-up: only its owner
+    /// runs it, and the owner is awake (it is the thread that filled it).
+    /// </remarks>
     private void WakeOne()
     {
-        // The Enqueue before this call is a full fence (ConcurrentQueue uses interlocked operations), and a worker
-        // stops spinning and registers as a sleeper with interlocked operations before re-checking the queues: so
-        // either we see it spinning or registered here, or it sees our item in its re-check. No wake-up is lost.
+        // Full fence: orders the caller's enqueue (a release store of a queue's tail, on the local path) before the
+        // reads below, so the store-load pair with a parking worker cannot be reordered.
+        Interlocked.MemoryBarrier();
         if (Volatile.Read(ref _spinning.Value) > 0)
         {
             return;
@@ -257,7 +331,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         foreach (Worker worker in _workers)
         {
-            while (worker.Queue.TryDequeue(out object? item))
+            while (worker.Queue.TryTake() is { } item)
             {
                 RunOnThreadPool(item);
             }
@@ -292,9 +366,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     {
         t_worker = self;
         SynchronizationContext.SetSynchronizationContext(_context);
+
+        // The thread was started with UnsafeStart: this is the default (empty) context, which every item starts from.
+        ExecutionContext? defaultContext = ExecutionContext.Capture();
         while (true)
         {
-            object? item = self.TakeNext() ?? Find(self);
+            object? item = NextItem(self);
             if (item is null)
             {
                 if (!WaitForWork(self))
@@ -306,35 +383,92 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             }
 
             Execute(item);
-            Volatile.Write(ref self.Progress, self.Progress + 1);
+
+            // An item may have set AsyncLocals (or the culture, or Activity.Current) or replaced the synchronization
+            // context; the next, unrelated item must not see them. Both checks are reference compares when nothing
+            // changed, which is the common case.
+            if (!ReferenceEquals(ExecutionContext.Capture(), defaultContext))
+            {
+                ExecutionContext.Restore(defaultContext!);
+            }
+
+            if (!ReferenceEquals(SynchronizationContext.Current, _context))
+            {
+                SynchronizationContext.SetSynchronizationContext(_context);
+            }
+
+            // Read by idle workers looking for a blocked one; the owner is the only writer.
+            Volatile.Write(ref self.Ticks, self.Ticks + 1);
         }
     }
 
-    /// <summary>Own queue, then the inbox, then steal from the other workers' queues.</summary>
-    private object? Find(Worker self)
+    /// <summary>The item this worker runs next, or null if it found none anywhere.</summary>
+    private object? NextItem(Worker self)
     {
-        // Every InboxCheckPeriod-th look starts at the inbox, so a worker kept busy by its own queue (a long chain
-        // that keeps re-queueing itself) still picks up work from other threads.
         object? item;
-        if (++self.Finds % InboxCheckPeriod == 0 && _inbox.TryDequeue(out item))
+
+        // Fairness for outside work: however the worker is kept busy (a chain in its next slot, a queue that refills
+        // itself), every InboxCheckInterval-th item comes from the inbox if the inbox has any.
+        if (self.Ticks % InboxCheckInterval == 0 && !_inbox.IsEmpty && _inbox.TryDequeue(out item))
         {
             self.NextRuns = 0;
             return item;
         }
 
-        if (self.Queue.TryDequeue(out item) || _inbox.TryDequeue(out item))
+        if (Volatile.Read(ref self.Next) is not null && Interlocked.Exchange(ref self.Next, null) is { } next)
         {
-            self.NextRuns = 0;
-            return item;
+            if (++self.NextRuns <= NextSlotRunLimit)
+            {
+                return next;
+            }
+
+            // Fairness for local work: after a long run from the slot, it queues behind the others (and may be stolen).
+            PushLocal(self, next);
+            WakeOne();
         }
 
+        self.NextRuns = 0;
+        return self.Queue.TryTake() ?? TakeFromInbox(self) ?? Steal(self);
+    }
+
+    /// <summary>Takes one inbox item to run now and moves a batch more to the worker's (empty) queue.</summary>
+    private object? TakeFromInbox(Worker self)
+    {
+        if (_inbox.IsEmpty || !_inbox.TryDequeue(out object? run))
+        {
+            return null;
+        }
+
+        // A batch, so that a flood from a producer thread does not cost every worker an inbox dequeue per item; the
+        // share is bounded so the other workers still find some (and can steal from our queue).
+        int batch = Math.Min(InboxBatch, (_inbox.Count / _workers.Length) + 1);
+        for (int i = 0; i < batch && _inbox.TryDequeue(out object? more); i++)
+        {
+            if (!self.Queue.TryPush(more))
+            {
+                _inbox.Enqueue(more);
+                break;
+            }
+        }
+
+        if (!self.Queue.IsEmpty)
+        {
+            // Others may be parked while we hold a batch they could share.
+            WakeOne();
+        }
+
+        return run;
+    }
+
+    /// <summary>Steals half of another worker's queue, trying each once, starting after this one.</summary>
+    private object? Steal(Worker self)
+    {
         Worker[] workers = _workers;
         for (int i = 1; i < workers.Length; i++)
         {
             Worker victim = workers[(self.Index + i) % workers.Length];
-            if (victim.Queue.TryDequeue(out item))
+            if (victim.Queue.StealHalfInto(self.Queue) is { } item)
             {
-                self.NextRuns = 0;
                 return item;
             }
         }
@@ -360,31 +494,38 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         return false;
     }
 
-    /// <summary>Spins, then parks. Returns false when the scheduler is stopping and no work is left.</summary>
+    /// <summary>Spins (if few others do), then parks. Returns false when stopping and no work is left.</summary>
     private bool WaitForWork(Worker self)
     {
-        var spin = default(SpinWait);
-        Interlocked.Increment(ref _spinning.Value);
-        for (int i = 0; i < SpinIterations; i++)
+        self.NextRuns = 0;
+
+        // At most half the workers spin at once: on a machine with few cores, spinners would otherwise take the very
+        // cores that a producer thread needs to make the work they wait for.
+        long spinners = Volatile.Read(ref _spinning.Value);
+        if (spinners < _maxSpinning && Interlocked.CompareExchange(ref _spinning.Value, spinners + 1, spinners) == spinners)
         {
-            if (HasQueuedWork())
+            var spin = default(SpinWait);
+            for (int i = 0; i < SpinIterations; i++)
             {
-                // The last spinner to find work wakes a sleeper, if any, to take over the spinning: otherwise enqueues
-                // made while we spun (which woke nobody) could leave a backlog to this one worker.
-                if (Interlocked.Decrement(ref _spinning.Value) == 0)
+                if (HasQueuedWork())
                 {
-                    WakeOne();
+                    // The last spinner to find work wakes a sleeper, if any, to take over the spinning: enqueues made
+                    // while we spun woke nobody, and could otherwise leave a backlog to this one worker.
+                    if (Interlocked.Decrement(ref _spinning.Value) == 0)
+                    {
+                        WakeOne();
+                    }
+
+                    return true;
                 }
 
-                return true;
+                // SpinWait yields the core (rather than only pausing) after its first few iterations.
+                spin.SpinOnce(sleep1Threshold: -1);
             }
 
-            spin.SpinOnce(sleep1Threshold: -1);
+            Interlocked.Decrement(ref _spinning.Value);
         }
 
-        Interlocked.Decrement(ref _spinning.Value);
-
-        self.NextRuns = 0;
         if (_stopping)
         {
             return HasQueuedWork();
@@ -396,6 +537,18 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         {
             CancelSleep();
             return true;
+        }
+
+        if (!_stuckCheck)
+        {
+            _wake.Wait();
+            return true;
+        }
+
+        // Remember how far the others had got, so that after one interval a worker that ran nothing is known blocked.
+        foreach (Worker other in _workers)
+        {
+            self.LastSeenTicks[other.Index] = Volatile.Read(ref other.Ticks);
         }
 
         if (!_wake.Wait(StuckCheckInterval))
@@ -426,8 +579,8 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     }
 
     /// <summary>
-    /// Moves work out of the next slot of any worker that has made no progress since this worker last looked: its
-    /// body is blocked, and the slot would otherwise wait for it.
+    /// Moves work out of the next slot of any worker that has run nothing since this worker parked: its body is
+    /// blocked (or very long), and the slot would otherwise wait for it.
     /// </summary>
     private void TakeStuckWork(Worker self)
     {
@@ -438,14 +591,11 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
                 continue;
             }
 
-            long progress = Volatile.Read(ref other.Progress);
-            if (self.LastSeenProgress[other.Index] == progress && Volatile.Read(ref other.Next) is not null
+            if (self.LastSeenTicks[other.Index] == Volatile.Read(ref other.Ticks) && Volatile.Read(ref other.Next) is not null
                 && Interlocked.Exchange(ref other.Next, null) is { } stuck)
             {
-                self.Queue.Enqueue(stuck);
+                PushLocal(self, stuck);
             }
-
-            self.LastSeenProgress[other.Index] = progress;
         }
     }
 
@@ -455,8 +605,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         {
             Scheduler = scheduler;
             Index = index;
-            LastSeenProgress = new long[scheduler._workers.Length];
-            Array.Fill(LastSeenProgress, -1);
+            LastSeenTicks = new long[scheduler._workers.Length];
             Thread = new Thread(static w => ((Worker)w!).Scheduler.WorkerLoop((Worker)w!))
             {
                 IsBackground = true,
@@ -470,46 +619,21 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         public Thread Thread { get; }
 
-        public ConcurrentQueue<object> Queue { get; } = new();
+        public RunQueue Queue { get; } = new();
 
-        public long[] LastSeenProgress { get; }
+        /// <summary>Buffer for moving half a full queue to the inbox (owner only).</summary>
+        public object?[] Spill { get; } = new object?[RunQueue.Capacity / 2];
+
+        public long[] LastSeenTicks { get; }
 
         /// <summary>The behaviour to run next on this worker; taken by the owner, or by an idle worker if stuck.</summary>
         public object? Next;
 
-        /// <summary>Items executed by this worker; read by idle workers to spot a blocked body.</summary>
-        public long Progress;
+        /// <summary>Items run by this worker: the inbox-check clock, and read by idle workers to spot a blocked body.</summary>
+        public long Ticks;
 
         /// <summary>Consecutive runs from <see cref="Next"/>.</summary>
         public int NextRuns;
-
-        /// <summary>Calls to <see cref="Find"/>, for the periodic inbox check.</summary>
-        public int Finds;
-
-        public object? TakeNext()
-        {
-            if (Volatile.Read(ref Next) is null)
-            {
-                return null;
-            }
-
-            object? item = Interlocked.Exchange(ref Next, null);
-            if (item is null)
-            {
-                return null;
-            }
-
-            if (++NextRuns <= NextSlotRunLimit)
-            {
-                return item;
-            }
-
-            // Fairness: after a long batch, the slot's behaviour queues behind the others (and may be stolen).
-            NextRuns = 0;
-            Queue.Enqueue(item);
-            Scheduler.WakeOne();
-            return null;
-        }
     }
 
     private sealed class PostedCallback(SendOrPostCallback callback, object? state) : IThreadPoolWorkItem

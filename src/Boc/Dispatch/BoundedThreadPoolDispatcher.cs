@@ -48,9 +48,16 @@ internal sealed class BoundedThreadPoolDispatcher : IDispatcher, IThreadPoolWork
 
     void IThreadPoolWorkItem.Execute()
     {
+        // The pool starts this item with the default execution context; each behaviour of the batch must start from it
+        // too, not from whatever AsyncLocals (culture, Activity.Current, log scopes) the previous body set.
+        ExecutionContext? clean = ExecutionContext.Capture();
         for (int i = 0; i < BatchSize && _ready.TryDequeue(out Behaviour? behaviour); i++)
         {
             behaviour.Run();
+            if (!ReferenceEquals(ExecutionContext.Capture(), clean) && clean is not null)
+            {
+                ExecutionContext.Restore(clean);
+            }
         }
 
         Interlocked.Decrement(ref _activeWorkers);

@@ -1,0 +1,194 @@
+using System.Diagnostics;
+
+namespace Boc.Scheduling;
+
+/// <summary>
+/// One worker's run queue: a bounded FIFO ring that only its owner pushes to, and that its owner and thieves take from.
+/// Thieves take half of it in one step (<see cref="StealHalfInto"/>), so an idle worker that steals gets a batch of
+/// work rather than one item, and the next steal is rarely needed.
+/// </summary>
+/// <remarks>
+/// <para>
+/// The design is the Go runtime's per-P run queue. <c>_tail</c> is written only by the owner; <c>_head</c> moves only
+/// forward, by compare-and-swap, from any consumer. Indices are free-running 32-bit counters: <c>tail - head</c> is the
+/// number of items even after they wrap, because it never exceeds <see cref="Capacity"/>.
+/// </para>
+/// <para>
+/// Why a consumer may read a slot before its CAS claims it: it reads <c>_items[head]</c> for a head value h, then tries
+/// to move head from h. The owner writes slot <c>t</c> only after seeing <c>t - head &lt; Capacity</c>; for it to
+/// overwrite the slot of index h it must be pushing index h + Capacity, so it must have seen head &gt; h. Head never
+/// moves back, so if the consumer's CAS from h succeeds, head was still h and the slot still held index h's item. A
+/// stale read is only ever followed by a failed CAS, and is discarded.
+/// </para>
+/// <para>
+/// Memory ordering (x64 and ARM64 alike): the owner stores the item, then publishes it with a release store of
+/// <c>_tail</c>; consumers read <c>_tail</c> with an acquire load before reading items, so a published item is seen
+/// whole. The CAS on <c>_head</c> is a full fence; the owner's acquire read of <c>_head</c> before a push orders its
+/// later slot write after the consumer's read of that slot (the consumer's CAS released it).
+/// </para>
+/// </remarks>
+internal sealed class RunQueue
+{
+    /// <summary>The most items the queue holds; a power of two.</summary>
+    internal const int Capacity = 256;
+
+    private const int Mask = Capacity - 1;
+
+    private readonly object?[] _items = new object?[Capacity];
+
+    // Taken from by every consumer; written by CAS only.
+    private int _head;
+
+    // Written only by the owner, with release semantics.
+    private int _tail;
+
+    /// <summary>Gets whether the queue looked empty at the moment of the call (any thread).</summary>
+    internal bool IsEmpty => Volatile.Read(ref _tail) == Volatile.Read(ref _head);
+
+    /// <summary>Gets an estimate of the number of queued items (any thread).</summary>
+    internal int Count
+    {
+        get
+        {
+            int head = Volatile.Read(ref _head);
+            int count = Volatile.Read(ref _tail) - head;
+            return count < 0 ? 0 : Math.Min(count, Capacity);
+        }
+    }
+
+    /// <summary>Any thread: the items queued at about this moment, for debuggers (nothing is taken).</summary>
+    internal List<object> Snapshot()
+    {
+        var items = new List<object>();
+        int head = Volatile.Read(ref _head);
+        int tail = Volatile.Read(ref _tail);
+        for (int i = head; i != tail && items.Count < Capacity; i++)
+        {
+            if (_items[i & Mask] is { } item)
+            {
+                items.Add(item);
+            }
+        }
+
+        return items;
+    }
+
+    /// <summary>Owner only: appends <paramref name="item"/>; returns false if the queue is full.</summary>
+    internal bool TryPush(object item)
+    {
+        int head = Volatile.Read(ref _head);
+        int tail = _tail;
+        if (tail - head >= Capacity)
+        {
+            return false;
+        }
+
+        _items[tail & Mask] = item;
+
+        // Release: a consumer that sees the new tail sees the item.
+        Volatile.Write(ref _tail, tail + 1);
+        return true;
+    }
+
+    /// <summary>
+    /// Owner only, on a full queue: removes the older half into <paramref name="spill"/> (oldest first) so that the
+    /// caller can move it to the shared inbox. Returns how many were removed (0 if consumers emptied it meanwhile).
+    /// </summary>
+    internal int TakeOlderHalf(Span<object?> spill)
+    {
+        while (true)
+        {
+            int head = Volatile.Read(ref _head);
+            int tail = _tail;
+            int count = (tail - head) / 2;
+            if (count <= 0)
+            {
+                return 0;
+            }
+
+            count = Math.Min(count, spill.Length);
+            for (int i = 0; i < count; i++)
+            {
+                spill[i] = _items[(head + i) & Mask];
+            }
+
+            if (Interlocked.CompareExchange(ref _head, head + count, head) == head)
+            {
+                return count;
+            }
+        }
+    }
+
+    /// <summary>Any thread: takes the oldest item, or returns null if the queue is empty.</summary>
+    internal object? TryTake()
+    {
+        while (true)
+        {
+            int head = Volatile.Read(ref _head);
+
+            // Acquire: the items below this tail were written before it was published.
+            int tail = Volatile.Read(ref _tail);
+            if (tail == head)
+            {
+                return null;
+            }
+
+            object? item = _items[head & Mask];
+            if (Interlocked.CompareExchange(ref _head, head + 1, head) == head)
+            {
+                return item;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Thief: moves the older half of this queue (rounded up) into <paramref name="destination"/>, which must be the
+    /// calling worker's own, empty, queue. Returns one of the stolen items to run now, or null if there was nothing.
+    /// </summary>
+    internal object? StealHalfInto(RunQueue destination)
+    {
+        Debug.Assert(destination != this, "A worker does not steal from itself.");
+        int destinationTail = destination._tail;
+        Debug.Assert(destinationTail == Volatile.Read(ref destination._head), "Steal only into an empty queue.");
+        int count;
+        while (true)
+        {
+            int head = Volatile.Read(ref _head);
+            int tail = Volatile.Read(ref _tail);
+            count = tail - head;
+            count -= count / 2;
+            if (count <= 0)
+            {
+                return null;
+            }
+
+            if (count > Capacity / 2)
+            {
+                // Head and tail were read at different moments (the owner pushed and others took in between): the
+                // difference is not a size. Read them again.
+                continue;
+            }
+
+            // Copy first, then claim: the claim fails (and the copies are discarded) if anyone took meanwhile.
+            for (int i = 0; i < count; i++)
+            {
+                destination._items[(destinationTail + i) & Mask] = _items[(head + i) & Mask];
+            }
+
+            if (Interlocked.CompareExchange(ref _head, head + count, head) == head)
+            {
+                break;
+            }
+        }
+
+        // Run the newest stolen item now; publish the others (if any) in our own queue, where others can steal them.
+        count--;
+        object? run = destination._items[(destinationTail + count) & Mask];
+        if (count > 0)
+        {
+            Volatile.Write(ref destination._tail, destinationTail + count);
+        }
+
+        return run;
+    }
+}

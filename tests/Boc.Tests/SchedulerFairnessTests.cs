@@ -1,0 +1,141 @@
+using System.Diagnostics;
+
+namespace Boc.Tests;
+
+/// <summary>
+/// The bounds BocScheduler states: how long outside work can wait behind busy workers, that no work item sees another's
+/// execution context, and that a parked worker is always woken (with the periodic poll turned off, so only the wake-up
+/// protocol can deliver the work).
+/// </summary>
+public sealed class SchedulerFairnessTests
+{
+    private sealed class Counter
+    {
+        public int Value;
+    }
+
+    private static readonly AsyncLocal<int> s_local = new();
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public async Task AHotChain_DelaysEachOutsideBehaviourByAtMostTheInboxBound(int workers)
+    {
+        // One chain in which every behaviour spawns the next on the same cown keeps a worker busy from its next slot.
+        // Behaviours spawned from this (outside) thread meanwhile go to the inbox. The scheduler promises that every
+        // InboxCheckInterval-th item a worker runs comes from the inbox, so the k-th outside behaviour (0-based) waits
+        // for at most (k + 1) * InboxCheckInterval items per worker: that many chain steps, at most, run in between.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = workers });
+        const int Length = 150_000;
+        const int Outside = 20;
+        var chain = new Cown<Counter>(new Counter());
+        var progress = new int[1];
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        void Step(Counter c)
+        {
+            c.Value++;
+            Volatile.Write(ref progress[0], c.Value);
+            if (c.Value == 100)
+            {
+                started.TrySetResult();
+            }
+
+            if (c.Value < Length)
+            {
+                runtime.When(chain, Step);
+            }
+        }
+
+        runtime.When(chain, Step);
+        await started.Task.Guard();
+
+        var spawnedAt = new int[Outside];
+        var ranAt = new int[Outside];
+        for (int k = 0; k < Outside; k++)
+        {
+            int index = k;
+            runtime.When(new Cown<Counter>(new Counter()), _ => ranAt[index] = Volatile.Read(ref progress[0]));
+
+            // Read after the spawn returns: a delay measured from here can only be smaller than the true one, so a
+            // violation seen here is real.
+            spawnedAt[k] = Volatile.Read(ref progress[0]);
+        }
+
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(Length, await runtime.WhenAsync(chain, c => c.Value).Guard());
+        for (int k = 0; k < Outside; k++)
+        {
+            int delay = ranAt[k] - spawnedAt[k];
+            int bound = (k + 1) * BocScheduler.InboxCheckInterval;
+            Assert.True(
+                delay <= bound,
+                $"outside behaviour {k} waited for {delay} chain steps; the bound is {bound} (delays: {string.Join(", ", ranAt.Zip(spawnedAt, (r, s) => r - s))})");
+        }
+    }
+
+    public static TheoryData<BocDispatcher> Dispatchers => new() { BocDispatcher.BocScheduler, BocDispatcher.ThreadPool };
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task AnAsyncLocalOrActivitySetByOneBody_IsNotSeenByTheNextBehaviour(BocDispatcher dispatcher)
+    {
+        // One worker, so the second behaviour of each trial runs on the thread the first one dirtied.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, WorkerCount = 1 });
+        var first = new Cown<Counter>(new Counter());
+        var second = new Cown<Counter>(new Counter());
+        int leaks = 0;
+        for (int trial = 0; trial < 200; trial++)
+        {
+            int value = trial + 1;
+            runtime.When(first, _ =>
+            {
+                s_local.Value = value;
+                Activity.Current = new Activity("leaky").Start();
+            });
+            (int seen, bool activity) = await runtime.WhenAsync(second, _ => (s_local.Value, Activity.Current is not null)).Guard();
+            if (seen != 0 || activity)
+            {
+                leaks++;
+            }
+        }
+
+        Assert.Equal(0, leaks);
+    }
+
+    [Fact]
+    public async Task IdleBurstIdleCycles_WakeAParkedWorker_WithoutThePeriodicPoll()
+    {
+        // With the stuck-work poll off a parked worker wakes only when an enqueue releases it: a lost wake-up leaves a
+        // burst stranded and this test times out (it does with WakeOne disabled).
+        using var scheduler = new BocScheduler(2, stuckCheck: false);
+        var random = new Random(1234);
+        for (int cycle = 0; cycle < 60; cycle++)
+        {
+            while (scheduler.Sleepers != 2)
+            {
+                await Task.Delay(1);
+            }
+
+            int burst = cycle % 7 == 0 ? 1 : random.Next(1, 200);
+            int ran = 0;
+            var tasks = new Task[burst];
+            for (int i = 0; i < burst; i++)
+            {
+                // From outside, each with a nested task queued from inside a worker (to its local queue).
+                tasks[i] = Task.Factory.StartNew(
+                    () =>
+                    {
+                        Interlocked.Increment(ref ran);
+                        return Task.Factory.StartNew(() => Interlocked.Increment(ref ran), CancellationToken.None, TaskCreationOptions.None, TaskScheduler.Current);
+                    },
+                    CancellationToken.None,
+                    TaskCreationOptions.None,
+                    scheduler).Unwrap();
+            }
+
+            await Task.WhenAll(tasks).WaitAsync(TimeSpan.FromSeconds(30));
+            Assert.Equal(2 * burst, Volatile.Read(ref ran));
+        }
+    }
+}
