@@ -130,13 +130,14 @@ internal struct InlineSlots
 /// A spawned behaviour: its request slots, its countdown, and (in derived classes) its body. Derived classes are
 /// generated per arity and body shape (<c>Generated/BehaviourKinds.g.cs</c>); all queue logic is in this class.
 /// </summary>
-internal abstract class Behaviour : IThreadPoolWorkItem
+internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
     internal const int InlineSlotCount = 4;
     private const int InsertionSortLimit = 16;
 
+    /// <summary>The behaviour whose body runs on this thread (synchronous part); see <see cref="Current"/>.</summary>
     [ThreadStatic]
-    private static BocRuntime? t_running;
+    private static Behaviour? t_running;
 
     private InlineSlots _inline;
     private Slot[]? _overflow;
@@ -153,9 +154,6 @@ internal abstract class Behaviour : IThreadPoolWorkItem
 #if DEBUG
     private bool _pooled;
 #endif
-
-    /// <summary>Gets the runtime whose body is executing on this thread (synchronous part only), if any.</summary>
-    internal static BocRuntime? RunningOn => t_running;
 
     /// <summary>Gets the runtime this behaviour was spawned on.</summary>
     protected BocRuntime Runtime => _runtime!;
@@ -454,8 +452,8 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     {
         AssertLive();
         Task? task;
-        BocRuntime? outer = t_running;
-        t_running = _runtime;
+        Behaviour? outer = t_running;
+        t_running = this;
         try
         {
             task = InvokeBody();

@@ -112,8 +112,13 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// If other threads keep spawning behaviours, a quiescent moment may never come. Behaviours spawned after the
     /// call may be included in the wait.
     /// </remarks>
+    /// <exception cref="InvalidOperationException">
+    /// Called from a body of a behaviour of this runtime, before or after an <c>await</c>: the runtime is not quiescent
+    /// while that body runs, so the wait would never end. The returned task fails with it.
+    /// </exception>
     public async Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default)
     {
+        ThrowIfInOwnBody("wait for the quiescence of");
         await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         ThrowUnobserved();
     }
@@ -122,12 +127,13 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Stops accepting behaviours and blocks until every accepted one has finished (see the class remarks).
     /// </summary>
     /// <exception cref="InvalidOperationException">
-    /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime, or from a worker of the runtime's
-    /// <see cref="BocScheduler"/> (it would wait for itself).
+    /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime (before or after an <c>await</c>),
+    /// or from a worker of the runtime's <see cref="BocScheduler"/> (it would wait for itself).
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
     public void Dispose()
     {
+        ThrowIfInOwnBody("dispose");
         if (_ownedScheduler?.IsWorkerThread == true)
         {
             throw new InvalidOperationException("Dispose blocks; on one of the runtime's own workers it could wait for itself. Use DisposeAsync.");
@@ -143,7 +149,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks).
     /// </summary>
     /// <returns>A task that completes when the runtime has drained.</returns>
-    /// <exception cref="InvalidOperationException">Called on <see cref="Default"/>.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (before or after an
+    /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
+    /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
     public async ValueTask DisposeAsync()
     {
@@ -245,12 +254,22 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             throw new InvalidOperationException("The default runtime lives as long as the process and cannot be disposed.");
         }
 
+        ThrowIfInOwnBody("dispose");
+        Interlocked.Exchange(ref _disposed, 1);
+    }
+
+    /// <summary>
+    /// Refuses a wait for this runtime's behaviours from one of those behaviours: the caller is pending until its body
+    /// ends, so the wait could never end. Asynchronous bodies are bodies until their task completes (see
+    /// <see cref="Behaviour.Current"/>), so this also holds after an <c>await</c>, on any thread.
+    /// </summary>
+    private void ThrowIfInOwnBody(string operation)
+    {
         if (Behaviour.RunningOn == this)
         {
-            throw new InvalidOperationException("A behaviour cannot dispose its own runtime: disposal waits for every behaviour, including the caller.");
+            throw new InvalidOperationException(
+                $"A behaviour cannot {operation} its own runtime: that waits for every behaviour of the runtime, including the caller, which would wait for itself.");
         }
-
-        Interlocked.Exchange(ref _disposed, 1);
     }
 
     private Task QuiescentAsync()
