@@ -37,6 +37,13 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     // would let the old SetResult run the next awaiter's continuation. Whoever finishes second resets and recycles.
     private int _owners = 2;
 
+    // The hand-over of the outcome to the awaiter: holds the core's version while the outcome of that use is still
+    // to be taken, and Taken once a GetResult has claimed it. The claim is one CAS from the version in the caller's
+    // token, so of two threads taking one result at once exactly one wins and releases ownership; the other fails as
+    // a double await does. Comparing with the version (not a flag) also refuses a stale token that raced with a reuse.
+    private const int Taken = int.MinValue;
+    private int _claim;
+
     /// <summary>Gets the awaitable for this spawn. Read it before the behaviour is enqueued: afterwards it may already be reused.</summary>
     internal ValueTask<TResult> Completion => new(this, _core.Version);
 
@@ -79,16 +86,28 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
     private TResult TakeResult(short token)
     {
-        // Only the awaiter holding the current token, after completion, hands the behaviour back to the pool. A stale
-        // token (the ValueTask awaited twice) makes the core throw: the version check of the pooled source.
-        bool release = token == _core.Version && _core.GetStatus(token) != ValueTaskSourceStatus.Pending;
+        // A stale token (the ValueTask awaited twice, after the behaviour was reused) makes GetStatus throw: the
+        // version check of the pooled source. A pending outcome makes the core's GetResult throw.
+        if (_core.GetStatus(token) == ValueTaskSourceStatus.Pending)
+        {
+            return _core.GetResult(token);
+        }
+
+        // Completed: only the one caller that claims this use takes the outcome and hands the behaviour back. Checking
+        // the token and then releasing, as two steps, let two threads both pass the check and release twice; the
+        // second release then stole the next, innocent use's ownership.
+        if (Interlocked.CompareExchange(ref _claim, Taken, token) != token)
+        {
+            throw new InvalidOperationException("The result of this behaviour was already taken: a ValueTask may be awaited only once.");
+        }
+
         try
         {
             return _core.GetResult(token);
         }
         finally
         {
-            if (release && ReleaseOwnership())
+            if (ReleaseOwnership())
             {
                 Recycle();
             }
@@ -106,6 +125,9 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         // Both parties are done: reset for the next use. Reset moves the version on, so stale ValueTasks are detected.
         _owners = 2;
         _core.Reset();
+
+        // Open the next use for claiming. Published to its awaiter by the pool hand-over and the enqueue's fences.
+        _claim = _core.Version;
         return true;
     }
 }

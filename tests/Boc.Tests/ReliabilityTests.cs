@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+using Xunit.Abstractions;
 
 namespace Boc.Tests;
 
@@ -5,7 +7,7 @@ namespace Boc.Tests;
 /// Regression tests for issue 10: misuse that used to hang or corrupt the runtime must fail the misuser with an
 /// exception, and leave the runtime usable for everyone else.
 /// </summary>
-public sealed class ReliabilityTests
+public sealed class ReliabilityTests(ITestOutputHelper output)
 {
     private sealed class Counter
     {
@@ -133,5 +135,119 @@ public sealed class ReliabilityTests
         }).Guard();
         bodyDone.SetResult();
         await outliving!.Guard();
+    }
+
+    [Theory]
+    [InlineData(BocDispatcher.ThreadPool)]
+    [InlineData(BocDispatcher.BocScheduler)]
+    public void TwoThreadsTakingOneResult_OnlyOneWins_AndInnocentCallersAreUnharmed(BocDispatcher dispatcher)
+    {
+        // Two threads take the same completed result at once (a misuse). Exactly one must get the value and the other
+        // an InvalidOperationException; the pooled behaviour must come out intact, so that honest callers that later
+        // reuse it (on these same threads, whose pool caches hold it) see no error. Before the fix both takes could
+        // succeed and release ownership twice, and a later honest caller failed.
+        int seed = Environment.GetEnvironmentVariable("BOC_STRESS_SEED") is { } s ? int.Parse(s) : 10_004;
+        const int MaxRounds = 20_000;
+        const int HonestCallsPerThread = 2_000;
+        using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var counter = new Cown<Counter>(new Counter());
+        using var barrier = new Barrier(2);
+        var failures = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        ValueTask<int> shared = default;
+        bool stop = false;
+        int[] wins = new int[MaxRounds];
+        int roundsRun = 0;
+
+        void Racer(int id)
+        {
+            var random = new Random(seed + id);
+            for (int round = 0; round < MaxRounds; round++)
+            {
+                if (id == 0)
+                {
+                    ValueTask<int> result = runtime.WhenAsync(counter, c => ++c.Value);
+                    try
+                    {
+                        var spin = default(SpinWait);
+                        while (!result.IsCompleted)
+                        {
+                            spin.SpinOnce();
+                        }
+
+                        shared = result;
+                    }
+                    catch (InvalidOperationException e)
+                    {
+                        // An honest result that fails before anyone misused it: the pooled object was corrupted.
+                        failures.Enqueue($"round {round}: an honest result failed: {e.Message}");
+                        shared = default;
+                    }
+                }
+
+                barrier.SignalAndWait();
+                ValueTask<int> mine = shared;
+                Thread.SpinWait(random.Next(0, 16));
+                try
+                {
+#pragma warning disable CA2012 // Deliberate misuse under test: one ValueTask consumed by two threads.
+                    _ = mine.GetAwaiter().GetResult();
+#pragma warning restore CA2012
+                    Interlocked.Increment(ref wins[round]);
+                }
+                catch (InvalidOperationException)
+                {
+                    // The loser of the race: the expected answer to a double take.
+                }
+
+                barrier.SignalAndWait();
+                if (id == 0)
+                {
+                    roundsRun = round + 1;
+                    if (wins[round] != 1)
+                    {
+                        failures.Enqueue($"round {round}: {wins[round]} takes of one result succeeded");
+                    }
+
+                    stop = !failures.IsEmpty;
+                }
+
+                barrier.SignalAndWait();
+                if (Volatile.Read(ref stop))
+                {
+                    break;
+                }
+            }
+
+            // Honest callers on the racing threads: their pool caches hold whatever the race recycled.
+            for (int i = 0; i < HonestCallsPerThread; i++)
+            {
+                try
+                {
+                    if (!runtime.WhenAsync(counter, c => ++c.Value).AsTask().Wait(Progress.Limit))
+                    {
+                        failures.Enqueue($"thread {id}: honest call {i} hung");
+                        return;
+                    }
+                }
+                catch (Exception e) when (e is InvalidOperationException or AggregateException)
+                {
+                    failures.Enqueue($"thread {id}: honest call {i} failed: {e.GetBaseException().Message}");
+                }
+            }
+        }
+
+        var threads = new[] { new Thread(() => Racer(0)), new Thread(() => Racer(1)) };
+        foreach (Thread t in threads)
+        {
+            t.Start();
+        }
+
+        foreach (Thread t in threads)
+        {
+            Assert.True(t.Join(TimeSpan.FromMinutes(5)), $"seed={seed} dispatcher={dispatcher}: the racing threads hung");
+        }
+
+        output.WriteLine($"seed={seed} dispatcher={dispatcher}: {roundsRun} rounds, {failures.Count} failures");
+        Assert.True(failures.IsEmpty, $"seed={seed} dispatcher={dispatcher} after {roundsRun} rounds:\n{string.Join("\n", failures.Take(10))}");
     }
 }
