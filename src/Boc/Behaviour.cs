@@ -151,6 +151,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// <summary>Incremented each time the behaviour returns to its pool.</summary>
     private int _generation;
 
+    /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
+    private bool _started;
+
 #if DEBUG
     private bool _pooled;
 #endif
@@ -452,6 +455,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         AssertLive();
         Task? task;
+        _started = true;
         Behaviour? outer = t_running;
         t_running = this;
         try
@@ -563,6 +567,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         slots.Clear();
         _slotCount = 0;
         _runtime = null;
+        _started = false;
 #if DEBUG
         if (_pooled)
         {
@@ -662,6 +667,70 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         throw SlotMissing();
+    }
+
+    /// <summary>
+    /// Whether this behaviour cannot start before <paramref name="holder"/>, a behaviour whose body is running, has
+    /// finished: this one has not started, and requests a cown that <paramref name="holder"/> holds, with at least one
+    /// of the two writing it. It is then queued behind <paramref name="holder"/> on that cown: it cannot be ahead,
+    /// since a conflicting request ahead is released only after its body, and this body has not run. So a body that
+    /// waits for this behaviour waits for itself. Read-only, for that diagnosis (an await or a block inside a body);
+    /// waits through other behaviours (cycles) are not seen.
+    /// </summary>
+    /// <remarks>
+    /// <paramref name="holder"/> is running, so its slots are stable; this behaviour's are stable while its result
+    /// is untaken, which the caller checks. <see cref="_started"/> is written before the body starts and read after
+    /// the holder acquired the shared cown, which the started behaviour's release happened-before.
+    /// </remarks>
+    internal bool WaitsFor(Behaviour holder)
+    {
+        if (ReferenceEquals(this, holder))
+        {
+            // A body waiting for its own completion.
+            return true;
+        }
+
+        if (Volatile.Read(ref _started))
+        {
+            return false;
+        }
+
+        // Both slot lists are sorted by cown id: one merge pass.
+        Span<Slot> mine = Slots;
+        Span<Slot> theirs = holder.Slots;
+        int i = 0;
+        int j = 0;
+        while (i < mine.Length && j < theirs.Length)
+        {
+            Cown? wanted = mine[i].Target;
+            Cown? held = theirs[j].Target;
+            if (wanted is null || held is null)
+            {
+                // Only a misuse (an untaken result taken concurrently) can clear slots under us: no diagnosis.
+                return false;
+            }
+
+            if (wanted.Id < held.Id)
+            {
+                i++;
+            }
+            else if (wanted.Id > held.Id)
+            {
+                j++;
+            }
+            else
+            {
+                if (!(mine[i].IsRead && theirs[j].IsRead))
+                {
+                    return true;
+                }
+
+                i++;
+                j++;
+            }
+        }
+
+        return false;
     }
 
     private static InvalidOperationException SlotMissing() =>

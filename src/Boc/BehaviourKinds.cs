@@ -44,6 +44,9 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     private const int Taken = int.MinValue;
     private int _claim;
 
+    /// <summary>Why the claimed awaiter's wait failed, if it was a self-wait; cleared when the behaviour is reset.</summary>
+    private InvalidOperationException? _selfWait;
+
     /// <summary>Gets the awaitable for this spawn. Read it before the behaviour is enqueued: afterwards it may already be reused.</summary>
     internal ValueTask<TResult> Completion => new(this, _core.Version);
 
@@ -75,14 +78,74 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
 
     void IValueTaskSource<TResult>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
+        OnCompleted(continuation, state, token, flags);
 
     void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
+        OnCompleted(continuation, state, token, flags);
 
     TResult IValueTaskSource<TResult>.GetResult(short token) => TakeResult(token);
 
     void IValueTaskSource.GetResult(short token) => TakeResult(token);
+
+    /// <summary>
+    /// Registers the awaiter's continuation, unless the awaiter is a body this behaviour waits for (a self-wait).
+    /// Both <c>await</c> and blocking (<c>AsTask().Wait()</c>) come through here while the outcome is pending.
+    /// </summary>
+    private void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+    {
+        // Behaviour.Current is null outside bodies: the common case costs one thread-static and one AsyncLocal read.
+        if (Behaviour.Current is { } waiter
+            && _core.GetStatus(token) == ValueTaskSourceStatus.Pending
+            && WaitsFor(waiter)
+            && Interlocked.CompareExchange(ref _claim, Taken, token) == token)
+        {
+            // The awaiting body holds a cown this behaviour is queued for: it would wait for itself forever. Fail its
+            // wait instead. Throwing here is not an option (an async method's builder rethrows an awaiter's exception
+            // on the thread pool, ending the process), so the continuation is scheduled now and its GetResult throws.
+            // This use is claimed for the failed awaiter, so nobody can take its outcome later. The behaviour still
+            // runs once the body has released the cown, but it is not recycled: the awaiter's share of ownership is
+            // never given back. Giving it back here would let the delivery reset the core under any continuation a
+            // second consumer (a misuse) had registered, whose stale-token failure would surface on the thread pool;
+            // leaving one object to the GC on an error path the program must fix anyway costs nothing.
+            _selfWait = new InvalidOperationException(
+                "A behaviour's body awaits (or blocks on) a behaviour that needs a cown the body holds; that behaviour can run only "
+                + "after the body ends, so the body would wait for itself forever. Spawn it and do not wait for it inside the body, "
+                + "or wait for it outside.");
+            ScheduleFailedContinuation(continuation, state, flags);
+            return;
+        }
+
+        _core.OnCompleted(continuation, state, token, flags);
+    }
+
+    /// <summary>Runs a continuation whose wait was failed, respecting the awaiter's flags as the completion core would.</summary>
+    private static void ScheduleFailedContinuation(Action<object?> continuation, object? state, ValueTaskSourceOnCompletedFlags flags)
+    {
+        if ((flags & ValueTaskSourceOnCompletedFlags.UseSchedulingContext) != 0)
+        {
+            if (SynchronizationContext.Current is { } context && context.GetType() != typeof(SynchronizationContext))
+            {
+                context.Post(static s => { var (c, st) = ((Action<object?>, object?))s!; c(st); }, (continuation, state));
+                return;
+            }
+
+            TaskScheduler scheduler = TaskScheduler.Current;
+            if (scheduler != TaskScheduler.Default)
+            {
+                _ = Task.Factory.StartNew(continuation, state, CancellationToken.None, TaskCreationOptions.DenyChildAttach, scheduler);
+                return;
+            }
+        }
+
+        if ((flags & ValueTaskSourceOnCompletedFlags.FlowExecutionContext) != 0)
+        {
+            ThreadPool.QueueUserWorkItem(continuation, state, preferLocal: false);
+        }
+        else
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(continuation, state, preferLocal: false);
+        }
+    }
 
     private TResult TakeResult(short token)
     {
@@ -90,6 +153,12 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         // version check of the pooled source. A pending outcome makes the core's GetResult throw.
         if (_core.GetStatus(token) == ValueTaskSourceStatus.Pending)
         {
+            // A wait failed as a self-wait (see OnCompleted) leaves the outcome pending: its awaiter gets the reason.
+            if (Volatile.Read(ref _selfWait) is { } selfWait && Volatile.Read(ref _claim) == Taken)
+            {
+                throw selfWait;
+            }
+
             return _core.GetResult(token);
         }
 
@@ -124,6 +193,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
         // Both parties are done: reset for the next use. Reset moves the version on, so stale ValueTasks are detected.
         _owners = 2;
+        _selfWait = null;
         _core.Reset();
 
         // Open the next use for claiming. Published to its awaiter by the pool hand-over and the enqueue's fences.

@@ -250,4 +250,128 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
         output.WriteLine($"seed={seed} dispatcher={dispatcher}: {roundsRun} rounds, {failures.Count} failures");
         Assert.True(failures.IsEmpty, $"seed={seed} dispatcher={dispatcher} after {roundsRun} rounds:\n{string.Join("\n", failures.Take(10))}");
     }
+
+    [Theory]
+    [InlineData(BocDispatcher.ThreadPool)]
+    [InlineData(BocDispatcher.BocScheduler)]
+    public async Task AnAsyncBody_AwaitingABehaviourQueuedBehindItself_Throws(BocDispatcher dispatcher)
+    {
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var counter = new Cown<Counter>(new Counter());
+        var other = new Cown<Counter>(new Counter());
+
+        // Write-write, write-read and read-write overlaps on a held cown all wait for the awaiting body forever.
+        Exception? writeWrite = await runtime.WhenAsync(counter, async c =>
+        {
+            await Task.Yield();
+            return await CaughtValue(runtime.WhenAsync(other, counter, (o, x) => x.Value++));
+        }).Guard();
+        Exception? writeRead = await runtime.WhenAsync(counter, c => CaughtValue(runtime.WhenAsync(Cown.Read(counter), x => x.Value))).Guard();
+        Exception? readWrite = await runtime.WhenAsync(Cown.Read(counter), async c =>
+        {
+            await Task.Yield();
+            return await Caught(runtime.WhenAsync(counter, x => { x.Value++; }));
+        }).Guard();
+
+        Assert.IsType<InvalidOperationException>(writeWrite);
+        Assert.IsType<InvalidOperationException>(writeRead);
+        Assert.IsType<InvalidOperationException>(readWrite);
+
+        // The awaited behaviours were not lost: they ran once the awaiting bodies released the cown.
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(2, await runtime.WhenAsync(counter, c => c.Value).Guard());
+
+        // Awaiting behaviours that do not wait for the body is still fine: other cowns, and readers behind a reader.
+        Assert.Equal(1, await runtime.WhenAsync(counter, async c =>
+        {
+            await Task.Yield();
+            return await runtime.WhenAsync(other, o => ++o.Value);
+        }).Guard());
+        Assert.Equal(2, await runtime.WhenAsync(Cown.Read(counter), async c =>
+        {
+            await Task.Yield();
+            return await runtime.WhenAsync(Cown.Read(counter), x => x.Value);
+        }).Guard());
+
+        static async Task<Exception?> Caught(ValueTask awaited)
+        {
+            try
+            {
+                await awaited;
+                return null;
+            }
+            catch (Exception e)
+            {
+                return e;
+            }
+        }
+
+        static async Task<Exception?> CaughtValue<T>(ValueTask<T> awaited)
+        {
+            try
+            {
+                await awaited;
+                return null;
+            }
+            catch (Exception e)
+            {
+                return e;
+            }
+        }
+    }
+
+    [Theory]
+    [InlineData(BocDispatcher.ThreadPool)]
+    [InlineData(BocDispatcher.BocScheduler)]
+    public async Task ASynchronousBody_BlockingOnABehaviourQueuedBehindItself_Throws(BocDispatcher dispatcher)
+    {
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var counter = new Cown<Counter>(new Counter());
+        Exception? caught = await runtime.WhenAsync(counter, c =>
+        {
+            try
+            {
+                runtime.WhenAsync(counter, x => { x.Value++; }).AsTask().Wait();
+                return null;
+            }
+            catch (AggregateException e)
+            {
+                return e.InnerException;
+            }
+        }).Guard();
+
+        Assert.IsType<InvalidOperationException>(caught);
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(1, await runtime.WhenAsync(counter, c => c.Value).Guard());
+    }
+
+    [Fact]
+    public async Task AnAsyncBody_AwaitingItsOwnResult_Throws()
+    {
+        await using var runtime = new BocRuntime();
+        var counter = new Cown<Counter>(new Counter());
+        var self = new StrongBox<ValueTask>();
+        var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var caught = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        // The body is the only consumer of its own awaitable, so it reports what its await did through `caught`.
+#pragma warning disable CA2012 // The body awaits its own awaitable: stored so that the body can reach it.
+        self.Value = runtime.WhenAsync(counter, async _ =>
+        {
+            await start.Task;
+            try
+            {
+                await self.Value;
+                caught.SetResult(null);
+            }
+            catch (Exception e)
+            {
+                caught.SetResult(e);
+            }
+        });
+#pragma warning restore CA2012
+        start.SetResult();
+        Assert.IsType<InvalidOperationException>(await caught.Task.Guard());
+        await runtime.WaitForQuiescenceAsync().Guard();
+    }
 }
