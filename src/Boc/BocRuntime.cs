@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Runtime.InteropServices;
 using Boc.Dispatch;
 
@@ -23,12 +22,25 @@ namespace Boc;
 /// </remarks>
 public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 {
-    /// <summary>The most cowns one behaviour may acquire (counting duplicates).</summary>
+    /// <summary>
+    /// The most cowns one behaviour may acquire. Every entry counts, duplicates included: <c>When(c, c, …)</c> uses two.
+    /// </summary>
     public const int MaxCownsPerBehaviour = 1024;
+
+    /// <summary>
+    /// The most fire-and-forget exceptions kept, without an <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/>,
+    /// until the next <see cref="WaitForQuiescenceAsync"/> or disposal reports them. Later ones are only counted (the
+    /// report says how many), so a program that keeps failing without ever waiting does not grow without bound.
+    /// </summary>
+    public const int MaxKeptExceptions = 100;
 
     private static readonly Lazy<BocRuntime> s_default = new(() => new BocRuntime(new BocRuntimeOptions(), isDefault: true));
 
-    private readonly ConcurrentQueue<Exception> _unobserved = new();
+    // Fire-and-forget exceptions kept for the next wait (at most MaxKeptExceptions), and how many more were dropped.
+    // Behind a lock: only failing behaviours and waits come here.
+    private readonly Lock _unobservedLock = new();
+    private List<Exception> _unobserved = [];
+    private long _unobservedDropped;
     private readonly Action<Exception>? _exceptionHandler;
     private readonly bool _failFast;
     private readonly bool _isDefault;
@@ -207,7 +219,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         Action<Exception>? handler = _exceptionHandler;
         if (handler is null)
         {
-            _unobserved.Enqueue(error);
+            Keep(error);
             return;
         }
 
@@ -219,7 +231,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         catch (Exception handlerError)
 #pragma warning restore CA1031
         {
-            _unobserved.Enqueue(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
+            Keep(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
         }
     }
 
@@ -314,23 +326,42 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         waiters?.TrySetResult();
     }
 
+    private void Keep(Exception error)
+    {
+        lock (_unobservedLock)
+        {
+            if (_unobserved.Count < MaxKeptExceptions)
+            {
+                _unobserved.Add(error);
+            }
+            else
+            {
+                _unobservedDropped++;
+            }
+        }
+    }
+
     private void ThrowUnobserved()
     {
-        if (_unobserved.IsEmpty)
+        List<Exception> errors;
+        long dropped;
+        lock (_unobservedLock)
         {
-            return;
+            if (_unobserved.Count == 0)
+            {
+                return;
+            }
+
+            errors = _unobserved;
+            dropped = _unobservedDropped;
+            _unobserved = [];
+            _unobservedDropped = 0;
         }
 
-        var errors = new List<Exception>();
-        while (_unobserved.TryDequeue(out Exception? error))
-        {
-            errors.Add(error);
-        }
-
-        if (errors.Count > 0)
-        {
-            throw new AggregateException("Fire-and-forget behaviours threw exceptions that no handler observed.", errors);
-        }
+        string message = dropped == 0
+            ? "Fire-and-forget behaviours threw exceptions that no handler observed."
+            : $"Fire-and-forget behaviours threw exceptions that no handler observed: the first {errors.Count} are kept, and {dropped} more were counted but not kept.";
+        throw new AggregateException(message, errors);
     }
 }
 

@@ -374,4 +374,23 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
         Assert.IsType<InvalidOperationException>(await caught.Task.Guard());
         await runtime.WaitForQuiescenceAsync().Guard();
     }
+
+    [Fact]
+    public async Task KeptExceptions_AreCapped_AndTheRestCounted()
+    {
+        await using var runtime = new BocRuntime();
+        const int Thrown = 250;
+        for (int i = 0; i < Thrown; i++)
+        {
+            int n = i;
+            runtime.When(() => throw new InvalidOperationException($"failure {n}"));
+        }
+
+        var aggregate = await Assert.ThrowsAsync<AggregateException>(() => runtime.WaitForQuiescenceAsync().Guard());
+        Assert.Equal(BocRuntime.MaxKeptExceptions, aggregate.InnerExceptions.Count);
+        Assert.Contains($"and {Thrown - BocRuntime.MaxKeptExceptions} more", aggregate.Message, StringComparison.Ordinal);
+
+        // Reported once, count included: the next wait is clean.
+        await runtime.WaitForQuiescenceAsync().Guard();
+    }
 }
