@@ -18,6 +18,8 @@ namespace Boc;
 /// (every <c>When</c> after that point throws <see cref="ObjectDisposedException"/> before enqueuing anything, and this
 /// includes behaviours spawned by bodies still running), then wait until every behaviour already accepted has finished,
 /// then stop the runtime's <see cref="BocScheduler"/> workers, if it has them. Accepted work is never dropped.
+/// <see cref="ShutdownAsync(CancellationToken)"/> does the same with a way out: if its token is canceled first, it
+/// fails with a <see cref="BocShutdownCanceledException"/> that says how many behaviours were still pending.
 /// </para>
 /// </remarks>
 public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
@@ -158,7 +160,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     }
 
     /// <summary>
-    /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks).
+    /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks). The same
+    /// as <see cref="ShutdownAsync(CancellationToken)"/> without a way out.
     /// </summary>
     /// <returns>A task that completes when the runtime has drained.</returns>
     /// <exception cref="InvalidOperationException">
@@ -166,16 +169,46 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
-    public async ValueTask DisposeAsync()
+    public ValueTask DisposeAsync() => new(ShutdownAsync(CancellationToken.None));
+
+    /// <summary>
+    /// Stops accepting behaviours, waits until every accepted one has finished, then stops the runtime's
+    /// <see cref="BocScheduler"/> workers, if it has them: a drain with a way out, in the manner of
+    /// <c>IHost.StopAsync</c>.
+    /// </summary>
+    /// <param name="cancellationToken">
+    /// Gives up the wait. The runtime still accepts nothing new, and the pending behaviours keep running: call this
+    /// method again (or <see cref="Dispose"/>) to wait for them. An already drained runtime completes even if the
+    /// token is canceled.
+    /// </param>
+    /// <returns>A task that completes when the runtime has drained.</returns>
+    /// <exception cref="BocShutdownCanceledException">
+    /// <paramref name="cancellationToken"/> was canceled first; <see cref="BocShutdownCanceledException.PendingBehaviours"/>
+    /// says how many behaviours had not finished. It is an <see cref="OperationCanceledException"/>.
+    /// </exception>
+    /// <exception cref="InvalidOperationException">
+    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (before or after an
+    /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
+    /// </exception>
+    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
+    public async Task ShutdownAsync(CancellationToken cancellationToken)
     {
         BeginDispose();
-        await QuiescentAsync().ConfigureAwait(false);
+        try
+        {
+            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
+        {
+            throw new BocShutdownCanceledException(Interlocked.Read(ref _pending.Value), canceled, cancellationToken);
+        }
+
         if (_ownedScheduler is { } scheduler)
         {
             // Joining the workers blocks; never do it on one of them (a continuation of this method may run there).
             if (scheduler.IsWorkerThread)
             {
-                await Task.Run(scheduler.Dispose).ConfigureAwait(false);
+                await Task.Run(scheduler.Dispose, CancellationToken.None).ConfigureAwait(false);
             }
             else
             {
