@@ -36,7 +36,12 @@ namespace Boc;
 //      cannot complete and release) while it is still being linked into other queues.
 //   2. Phase 1, per slot in order: Exchange(cown.Last, this). If the old tail is null the queue was empty and the
 //      request receives the turn now. Otherwise wait until the old tail's slot for this cown is Scheduled (its own
-//      spawner has finished phase 1 for *all* its cowns), then link old tail -> this.
+//      spawner has finished phase 1 for *all* its cowns), then link old tail -> this. The wait is two-phase locking
+//      across cowns: once we are past it, the predecessor's Exchange on every cown it needs has happened, so on any
+//      later cown we share (higher Id, still ahead of us in phase 1) it is queued ahead of us too. Without it we could
+//      Exchange on such a cown first: ahead of it there, behind it here, each waiting for the other (or, with
+//      readers, an order that is not the spawn order). Atomicity needs no such wait: the predecessor cannot run, so
+//      cannot pass a turn on, before its countdown's extra unit is resolved in step 4.
 //   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (see below).
 //   4. Resolve the extra unit, together with the units of the cowns this spawner found free in phase 1 (one atomic
 //      add; none at all when every cown was free, since then no other thread can reach the countdown).
@@ -84,7 +89,8 @@ namespace Boc;
 //     write before returning, and every PassOn of ours happens before we return to the pool (a writer's in Finish; a
 //     reader's before its countdown unit is resolved, so before the behaviour can even run);
 //   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
-//     at us only while we wait for readers, and is cleared before we are resolved.
+//     at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or by
+//     GrantWrite itself when its CAS loses to a leaving reader and it looks again).
 // So after Finish has passed on or left every slot, nothing points at the behaviour. A behaviour awaited through a
 // ValueTask returns to the pool only when both the delivering thread has finished setting the outcome and the awaiter
 // has taken it (GetResult), whichever is last; the reset then moves the ValueTask's token (the completion core's
@@ -274,14 +280,18 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         previous.AssertLive();
         ref Slot previousSlot = ref previous.SlotFor(cown);
 
-        // Link only after the predecessor's spawner has finished phase 1 everywhere. Linking earlier could let the
-        // predecessor pass the turn to us before it is enqueued on its other cowns, breaking atomicity of the spawn.
+        // Link only after the predecessor's spawner has finished phase 1 everywhere: two-phase locking for our later
+        // cowns. Until then it may still have to Exchange on a cown we are about to reach; waiting here keeps it
+        // ahead of us on every cown we share, so no two behaviours are queued in opposite orders on two cowns.
+        // (Atomicity is not what this protects: the predecessor's extra countdown unit already stops it running.)
+        // The predecessor's spawner may be descheduled mid phase 1, so bound the spin and then yield (SpinWait's
+        // default): with more spawners than cores, a pure spin takes the core the awaited spawner needs.
         if ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
         {
             var spin = default(SpinWait);
             while ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
             {
-                spin.SpinOnce(sleep1Threshold: -1);
+                spin.SpinOnce();
             }
         }
 
@@ -385,7 +395,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
                 return;
             }
 
-            // A reader left between our read and the CAS; look again (we may now see zero).
+            // A reader left between our read and the CAS; look again (we may now see zero). Clear our name first: the
+            // flag is not set, so no reader reads it, and if we now see zero we hold the cown, finish and may go back
+            // to the pool, where nothing may point at us ("Reuse" above).
+            Volatile.Write(ref cown.PendingWriter, null);
         }
     }
 
@@ -417,11 +430,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
                 return null;
             }
 
-            // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are.
+            // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are. It may be
+            // descheduled between its Exchange and the link, so spin a bounded while, then yield (SpinWait's default).
             var spin = default(SpinWait);
             while ((next = Volatile.Read(ref slot.Next)) is null)
             {
-                spin.SpinOnce(sleep1Threshold: -1);
+                spin.SpinOnce();
             }
         }
 
