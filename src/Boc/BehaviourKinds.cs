@@ -57,16 +57,38 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
     protected sealed override bool Deliver(Exception? error, Task? bodyTask)
     {
-        if (error is not null)
+        try
         {
-            _core.SetException(error);
+            if (error is not null)
+            {
+                _core.SetException(error);
+            }
+            else
+            {
+                // An asynchronous body's value is in its task; a value-less asynchronous body leaves the default.
+                TResult result = bodyTask is Task<TResult> valued ? valued.Result : _result!;
+                _result = default;
+                _core.SetResult(result);
+            }
         }
-        else
+#pragma warning disable CA1031 // Whatever the awaiter's context throws must not escape the worker (it ends the process).
+        catch (Exception deliveryError)
+#pragma warning restore CA1031
         {
-            // An asynchronous body's value is in its task; a value-less asynchronous body leaves the default.
-            TResult result = bodyTask is Task<TResult> valued ? valued.Result : _result!;
+            // The core publishes the outcome and then schedules the awaiter's continuation on the context the awaiter
+            // captured (a SynchronizationContext's Post, a TaskScheduler). If that throws, the continuation is lost:
+            // nobody will take the outcome. Report it like a fire-and-forget failure, and take the awaiter's part of
+            // the hand-over ourselves (if it has not taken the outcome by polling meanwhile) so the behaviour is
+            // recycled; a later GetResult with this token then fails as a double await does.
             _result = default;
-            _core.SetResult(result);
+            Runtime.ReportUnhandled(new InvalidOperationException(
+                "The outcome of a behaviour could not be delivered: scheduling its awaiter's continuation threw. The awaiter will not resume.",
+                deliveryError));
+            short version = _core.Version;
+            if (Interlocked.CompareExchange(ref _claim, Taken, version) == version)
+            {
+                ReleaseOwnership();
+            }
         }
 
         // True: the awaiter has not taken the outcome yet and will recycle. False: it already has, so we do.
