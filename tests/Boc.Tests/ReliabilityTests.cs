@@ -393,4 +393,24 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
         // Reported once, count included: the next wait is clean.
         await runtime.WaitForQuiescenceAsync().Guard();
     }
+
+    [Theory]
+    [InlineData(BocDispatcher.ThreadPool)]
+    [InlineData(BocDispatcher.BocScheduler)]
+    public async Task ABodyThrowingOperationCanceled_GivesACanceledResult(BocDispatcher dispatcher)
+    {
+        // Documented in the README: canceled, not faulted, for synchronous and asynchronous bodies alike.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var counter = new Cown<Counter>(new Counter());
+        Task sync = runtime.WhenAsync(counter, c => { throw new OperationCanceledException(); }).AsTask();
+        Task<int> async = runtime.WhenAsync<Counter, int>(counter, async c =>
+        {
+            await Task.Yield();
+            throw new OperationCanceledException();
+        }).AsTask();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => sync.Guard());
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => async.Guard());
+        Assert.True(sync.IsCanceled);
+        Assert.True(async.IsCanceled);
+    }
 }
