@@ -140,7 +140,7 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
     [Theory]
     [InlineData(BocDispatcher.ThreadPool)]
     [InlineData(BocDispatcher.BocScheduler)]
-    public void TwoThreadsTakingOneResult_OnlyOneWins_AndInnocentCallersAreUnharmed(BocDispatcher dispatcher)
+    public async Task TwoThreadsTakingOneResult_OnlyOneWins_AndInnocentCallersAreUnharmed(BocDispatcher dispatcher)
     {
         // Two threads take the same completed result at once (a misuse). Exactly one must get the value and the other
         // an InvalidOperationException; the pooled behaviour must come out intact, so that honest callers that later
@@ -149,7 +149,9 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
         int seed = Environment.GetEnvironmentVariable("BOC_STRESS_SEED") is { } s ? int.Parse(s) : 10_004;
         const int MaxRounds = 20_000;
         const int HonestCallsPerThread = 2_000;
-        using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        // Not disposed if the test fails: a corrupted pool may leave behaviours that never finish, and Dispose would
+        // wait for them forever.
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
         var counter = new Cown<Counter>(new Counter());
         using var barrier = new Barrier(2);
         var failures = new System.Collections.Concurrent.ConcurrentQueue<string>();
@@ -169,12 +171,19 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
                     try
                     {
                         var spin = default(SpinWait);
-                        while (!result.IsCompleted)
+                        var waited = System.Diagnostics.Stopwatch.StartNew();
+                        while (!result.IsCompleted && waited.Elapsed < Progress.Limit)
                         {
                             spin.SpinOnce();
                         }
 
-                        shared = result;
+                        if (!result.IsCompleted)
+                        {
+                            // Hang guard, not a timing assertion: a behaviour corrupted by an earlier round may never run.
+                            failures.Enqueue($"round {round}: an honest result never completed");
+                        }
+
+                        shared = result.IsCompleted ? result : default;
                     }
                     catch (InvalidOperationException e)
                     {
@@ -236,7 +245,7 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
             }
         }
 
-        var threads = new[] { new Thread(() => Racer(0)), new Thread(() => Racer(1)) };
+        var threads = new[] { new Thread(() => Racer(0)) { IsBackground = true }, new Thread(() => Racer(1)) { IsBackground = true } };
         foreach (Thread t in threads)
         {
             t.Start();
@@ -244,11 +253,12 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
 
         foreach (Thread t in threads)
         {
-            Assert.True(t.Join(TimeSpan.FromMinutes(5)), $"seed={seed} dispatcher={dispatcher}: the racing threads hung");
+            Assert.True(t.Join(Progress.Limit * 3), $"seed={seed} dispatcher={dispatcher}: the racing threads hung");
         }
 
         output.WriteLine($"seed={seed} dispatcher={dispatcher}: {roundsRun} rounds, {failures.Count} failures");
         Assert.True(failures.IsEmpty, $"seed={seed} dispatcher={dispatcher} after {roundsRun} rounds:\n{string.Join("\n", failures.Take(10))}");
+        await runtime.DisposeAsync().AsTask().Guard();
     }
 
     [Theory]
