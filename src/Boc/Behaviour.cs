@@ -40,8 +40,8 @@ namespace Boc;
 //      across cowns: once we are past it, the predecessor's Exchange on every cown it needs has happened, so on any
 //      later cown we share (higher Id, still ahead of us in phase 1) it is queued ahead of us too. Without it we could
 //      Exchange on such a cown first: ahead of it there, behind it here, each waiting for the other (or, with
-//      readers, an order that is not the spawn order). Atomicity needs no such wait: the predecessor cannot run, so
-//      cannot pass a turn on, before its countdown's extra unit is resolved in step 4.
+//      readers, an order that is not the spawn order). Atomicity is not what it protects: a writer predecessor passes
+//      the turn on only after its body, which cannot start before step 4, and a reader only once it is Scheduled.
 //   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (see below).
 //   4. Resolve the extra unit, together with the units of the cowns this spawner found free in phase 1 (one atomic
 //      add; none at all when every cown was free, since then no other thread can reach the countdown).
@@ -283,7 +283,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // Link only after the predecessor's spawner has finished phase 1 everywhere: two-phase locking for our later
         // cowns. Until then it may still have to Exchange on a cown we are about to reach; waiting here keeps it
         // ahead of us on every cown we share, so no two behaviours are queued in opposite orders on two cowns.
-        // (Atomicity is not what this protects: the predecessor's extra countdown unit already stops it running.)
+        // (Atomicity is not what this protects: a predecessor passes the turn on only after step 4 or, a reader, once
+        // Scheduled.)
         // The predecessor's spawner may be descheduled mid phase 1, so bound the spin and then yield (SpinWait's
         // default): with more spawners than cores, a pure spin takes the core the awaited spawner needs.
         if ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
