@@ -266,7 +266,10 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
     [InlineData(BocDispatcher.BocScheduler)]
     public async Task AnAsyncBody_AwaitingABehaviourQueuedBehindItself_Throws(BocDispatcher dispatcher)
     {
-        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+
+        // Disposed only on success: after a failure the runtime may hold a body that waits forever, and a drain
+        // would wait for it too (the test must fail, not hang).
         var counter = new Cown<Counter>(new Counter());
         var other = new Cown<Counter>(new Counter());
 
@@ -302,6 +305,7 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
             await Task.Yield();
             return await runtime.WhenAsync(Cown.Read(counter), x => x.Value);
         }).Guard());
+        await runtime.DisposeAsync().AsTask().Guard();
 
         static async Task<Exception?> Caught(ValueTask awaited)
         {
@@ -335,7 +339,10 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
     [InlineData(BocDispatcher.BocScheduler)]
     public async Task ASynchronousBody_BlockingOnABehaviourQueuedBehindItself_Throws(BocDispatcher dispatcher)
     {
-        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+
+        // Disposed only on success: after a failure the runtime may hold a body that waits forever, and a drain
+        // would wait for it too (the test must fail, not hang).
         var counter = new Cown<Counter>(new Counter());
         Exception? caught = await runtime.WhenAsync(counter, c =>
         {
@@ -353,12 +360,16 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
         Assert.IsType<InvalidOperationException>(caught);
         await runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal(1, await runtime.WhenAsync(counter, c => c.Value).Guard());
+        await runtime.DisposeAsync().AsTask().Guard();
     }
 
     [Fact]
     public async Task AnAsyncBody_AwaitingItsOwnResult_Throws()
     {
-        await using var runtime = new BocRuntime();
+        var runtime = new BocRuntime();
+
+        // Disposed only on success: after a failure the runtime may hold a body that waits forever, and a drain
+        // would wait for it too (the test must fail, not hang).
         var counter = new Cown<Counter>(new Counter());
         var self = new StrongBox<ValueTask>();
         var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -383,6 +394,7 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
         start.SetResult();
         Assert.IsType<InvalidOperationException>(await caught.Task.Guard());
         await runtime.WaitForQuiescenceAsync().Guard();
+        await runtime.DisposeAsync().AsTask().Guard();
     }
 
     [Fact]
