@@ -579,6 +579,17 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     protected void ClearForPool()
     {
         Span<Slot> slots = Slots;
+#if DEBUG
+        // "Reuse" above: nothing may point at a pooled behaviour. Cown.Last and Slot.Next are checked through the
+        // generation stamps; PendingWriter is checked here.
+        foreach (ref Slot slot in slots)
+        {
+            if (slot.Target is { } cown && ReferenceEquals(Volatile.Read(ref cown.PendingWriter), this))
+            {
+                throw new InvalidOperationException("A behaviour went back to the pool while a cown still named it as its pending writer.");
+            }
+        }
+#endif
         slots.Clear();
         _slotCount = 0;
         _runtime = null;
