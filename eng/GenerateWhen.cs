@@ -350,7 +350,17 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
         case BodyClass.AsyncAction:
         case BodyClass.AwaitedAsyncAction:
         case BodyClass.AsyncFunc:
-            sb.AppendLine($"        return {call} ?? throw NullTask();");
+            // Mark the flow as this body's around the delegate call, so that its continuations know they belong to a
+            // behaviour (Behaviour.Current); synchronous bodies use a thread-static instead (no context allocation).
+            sb.AppendLine("        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);");
+            sb.AppendLine("        try");
+            sb.AppendLine("        {");
+            sb.AppendLine($"            return running.Task = {call} ?? throw NullTask();");
+            sb.AppendLine("        }");
+            sb.AppendLine("        finally");
+            sb.AppendLine("        {");
+            sb.AppendLine("            ExitAsyncBody(outer, running);");
+            sb.AppendLine("        }");
             break;
         case BodyClass.Func:
             sb.AppendLine($"        SetResult({call});");

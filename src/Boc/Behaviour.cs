@@ -36,7 +36,12 @@ namespace Boc;
 //      cannot complete and release) while it is still being linked into other queues.
 //   2. Phase 1, per slot in order: Exchange(cown.Last, this). If the old tail is null the queue was empty and the
 //      request receives the turn now. Otherwise wait until the old tail's slot for this cown is Scheduled (its own
-//      spawner has finished phase 1 for *all* its cowns), then link old tail -> this.
+//      spawner has finished phase 1 for *all* its cowns), then link old tail -> this. The wait is two-phase locking
+//      across cowns: once we are past it, the predecessor's Exchange on every cown it needs has happened, so on any
+//      later cown we share (higher Id, still ahead of us in phase 1) it is queued ahead of us too. Without it we could
+//      Exchange on such a cown first: ahead of it there, behind it here, each waiting for the other (or, with
+//      readers, an order that is not the spawn order). Atomicity is not what it protects: a writer predecessor passes
+//      the turn on only after its body, which cannot start before step 4, and a reader only once it is Scheduled.
 //   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (see below).
 //   4. Resolve the extra unit, together with the units of the cowns this spawner found free in phase 1 (one atomic
 //      add; none at all when every cown was free, since then no other thread can reach the countdown).
@@ -84,7 +89,8 @@ namespace Boc;
 //     write before returning, and every PassOn of ours happens before we return to the pool (a writer's in Finish; a
 //     reader's before its countdown unit is resolved, so before the behaviour can even run);
 //   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
-//     at us only while we wait for readers, and is cleared before we are resolved.
+//     at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or by
+//     GrantWrite itself when its CAS loses to a leaving reader and it looks again).
 // So after Finish has passed on or left every slot, nothing points at the behaviour. A behaviour awaited through a
 // ValueTask returns to the pool only when both the delivering thread has finished setting the outcome and the awaiter
 // has taken it (GetResult), whichever is last; the reset then moves the ValueTask's token (the completion core's
@@ -130,13 +136,14 @@ internal struct InlineSlots
 /// A spawned behaviour: its request slots, its countdown, and (in derived classes) its body. Derived classes are
 /// generated per arity and body shape (<c>Generated/BehaviourKinds.g.cs</c>); all queue logic is in this class.
 /// </summary>
-internal abstract class Behaviour : IThreadPoolWorkItem
+internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
     internal const int InlineSlotCount = 4;
     private const int InsertionSortLimit = 16;
 
+    /// <summary>The behaviour whose body runs on this thread (synchronous part); see <see cref="Current"/>.</summary>
     [ThreadStatic]
-    private static BocRuntime? t_running;
+    private static Behaviour? t_running;
 
     private InlineSlots _inline;
     private Slot[]? _overflow;
@@ -150,12 +157,12 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     /// <summary>Incremented each time the behaviour returns to its pool.</summary>
     private int _generation;
 
+    /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
+    private bool _started;
+
 #if DEBUG
     private bool _pooled;
 #endif
-
-    /// <summary>Gets the runtime whose body is executing on this thread (synchronous part only), if any.</summary>
-    internal static BocRuntime? RunningOn => t_running;
 
     /// <summary>Gets the runtime this behaviour was spawned on.</summary>
     protected BocRuntime Runtime => _runtime!;
@@ -273,14 +280,19 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         previous.AssertLive();
         ref Slot previousSlot = ref previous.SlotFor(cown);
 
-        // Link only after the predecessor's spawner has finished phase 1 everywhere. Linking earlier could let the
-        // predecessor pass the turn to us before it is enqueued on its other cowns, breaking atomicity of the spawn.
+        // Link only after the predecessor's spawner has finished phase 1 everywhere: two-phase locking for our later
+        // cowns. Until then it may still have to Exchange on a cown we are about to reach; waiting here keeps it
+        // ahead of us on every cown we share, so no two behaviours are queued in opposite orders on two cowns.
+        // (Atomicity is not what this protects: a predecessor passes the turn on only after step 4 or, a reader, once
+        // Scheduled.)
+        // The predecessor's spawner may be descheduled mid phase 1, so bound the spin and then yield (SpinWait's
+        // default): with more spawners than cores, a pure spin takes the core the awaited spawner needs.
         if ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
         {
             var spin = default(SpinWait);
             while ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
             {
-                spin.SpinOnce(sleep1Threshold: -1);
+                spin.SpinOnce();
             }
         }
 
@@ -384,7 +396,10 @@ internal abstract class Behaviour : IThreadPoolWorkItem
                 return;
             }
 
-            // A reader left between our read and the CAS; look again (we may now see zero).
+            // A reader left between our read and the CAS; look again (we may now see zero). Clear our name first: the
+            // flag is not set, so no reader reads it, and if we now see zero we hold the cown, finish and may go back
+            // to the pool, where nothing may point at us ("Reuse" above).
+            Volatile.Write(ref cown.PendingWriter, null);
         }
     }
 
@@ -416,11 +431,12 @@ internal abstract class Behaviour : IThreadPoolWorkItem
                 return null;
             }
 
-            // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are.
+            // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are. It may be
+            // descheduled between its Exchange and the link, so spin a bounded while, then yield (SpinWait's default).
             var spin = default(SpinWait);
             while ((next = Volatile.Read(ref slot.Next)) is null)
             {
-                spin.SpinOnce(sleep1Threshold: -1);
+                spin.SpinOnce();
             }
         }
 
@@ -454,8 +470,9 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     {
         AssertLive();
         Task? task;
-        BocRuntime? outer = t_running;
-        t_running = _runtime;
+        _started = true;
+        Behaviour? outer = t_running;
+        t_running = this;
         try
         {
             task = InvokeBody();
@@ -562,9 +579,21 @@ internal abstract class Behaviour : IThreadPoolWorkItem
     protected void ClearForPool()
     {
         Span<Slot> slots = Slots;
+#if DEBUG
+        // "Reuse" above: nothing may point at a pooled behaviour. Cown.Last and Slot.Next are checked through the
+        // generation stamps; PendingWriter is checked here.
+        foreach (ref Slot slot in slots)
+        {
+            if (slot.Target is { } cown && ReferenceEquals(Volatile.Read(ref cown.PendingWriter), this))
+            {
+                throw new InvalidOperationException("A behaviour went back to the pool while a cown still named it as its pending writer.");
+            }
+        }
+#endif
         slots.Clear();
         _slotCount = 0;
         _runtime = null;
+        _started = false;
 #if DEBUG
         if (_pooled)
         {
@@ -664,6 +693,70 @@ internal abstract class Behaviour : IThreadPoolWorkItem
         }
 
         throw SlotMissing();
+    }
+
+    /// <summary>
+    /// Whether this behaviour cannot start before <paramref name="holder"/>, a behaviour whose body is running, has
+    /// finished: this one has not started, and requests a cown that <paramref name="holder"/> holds, with at least one
+    /// of the two writing it. It is then queued behind <paramref name="holder"/> on that cown: it cannot be ahead,
+    /// since a conflicting request ahead is released only after its body, and this body has not run. So a body that
+    /// waits for this behaviour waits for itself. Read-only, for that diagnosis (an await or a block inside a body);
+    /// waits through other behaviours (cycles) are not seen.
+    /// </summary>
+    /// <remarks>
+    /// <paramref name="holder"/> is running, so its slots are stable; this behaviour's are stable while its result
+    /// is untaken, which the caller checks. <see cref="_started"/> is written before the body starts and read after
+    /// the holder acquired the shared cown, which the started behaviour's release happened-before.
+    /// </remarks>
+    internal bool WaitsFor(Behaviour holder)
+    {
+        if (ReferenceEquals(this, holder))
+        {
+            // A body waiting for its own completion.
+            return true;
+        }
+
+        if (Volatile.Read(ref _started))
+        {
+            return false;
+        }
+
+        // Both slot lists are sorted by cown id: one merge pass.
+        Span<Slot> mine = Slots;
+        Span<Slot> theirs = holder.Slots;
+        int i = 0;
+        int j = 0;
+        while (i < mine.Length && j < theirs.Length)
+        {
+            Cown? wanted = mine[i].Target;
+            Cown? held = theirs[j].Target;
+            if (wanted is null || held is null)
+            {
+                // Only a misuse (an untaken result taken concurrently) can clear slots under us: no diagnosis.
+                return false;
+            }
+
+            if (wanted.Id < held.Id)
+            {
+                i++;
+            }
+            else if (wanted.Id > held.Id)
+            {
+                j++;
+            }
+            else
+            {
+                if (!(mine[i].IsRead && theirs[j].IsRead))
+                {
+                    return true;
+                }
+
+                i++;
+                j++;
+            }
+        }
+
+        return false;
     }
 
     private static InvalidOperationException SlotMissing() =>

@@ -37,6 +37,16 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     // would let the old SetResult run the next awaiter's continuation. Whoever finishes second resets and recycles.
     private int _owners = 2;
 
+    // The hand-over of the outcome to the awaiter: holds the core's version while the outcome of that use is still
+    // to be taken, and Taken once a GetResult has claimed it. The claim is one CAS from the version in the caller's
+    // token, so of two threads taking one result at once exactly one wins and releases ownership; the other fails as
+    // a double await does. Comparing with the version (not a flag) also refuses a stale token that raced with a reuse.
+    private const int Taken = int.MinValue;
+    private int _claim;
+
+    /// <summary>Why the claimed awaiter's wait failed, if it was a self-wait; cleared when the behaviour is reset.</summary>
+    private InvalidOperationException? _selfWait;
+
     /// <summary>Gets the awaitable for this spawn. Read it before the behaviour is enqueued: afterwards it may already be reused.</summary>
     internal ValueTask<TResult> Completion => new(this, _core.Version);
 
@@ -47,16 +57,38 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
     protected sealed override bool Deliver(Exception? error, Task? bodyTask)
     {
-        if (error is not null)
+        try
         {
-            _core.SetException(error);
+            if (error is not null)
+            {
+                _core.SetException(error);
+            }
+            else
+            {
+                // An asynchronous body's value is in its task; a value-less asynchronous body leaves the default.
+                TResult result = bodyTask is Task<TResult> valued ? valued.Result : _result!;
+                _result = default;
+                _core.SetResult(result);
+            }
         }
-        else
+#pragma warning disable CA1031 // Whatever the awaiter's context throws must not escape the worker (it ends the process).
+        catch (Exception deliveryError)
+#pragma warning restore CA1031
         {
-            // An asynchronous body's value is in its task; a value-less asynchronous body leaves the default.
-            TResult result = bodyTask is Task<TResult> valued ? valued.Result : _result!;
+            // The core publishes the outcome and then schedules the awaiter's continuation on the context the awaiter
+            // captured (a SynchronizationContext's Post, a TaskScheduler). If that throws, the continuation is lost:
+            // nobody will take the outcome. Report it like a fire-and-forget failure, and take the awaiter's part of
+            // the hand-over ourselves (if it has not taken the outcome by polling meanwhile) so the behaviour is
+            // recycled; a later GetResult with this token then fails as a double await does.
             _result = default;
-            _core.SetResult(result);
+            Runtime.ReportUnhandled(new InvalidOperationException(
+                "The outcome of a behaviour could not be delivered: scheduling its awaiter's continuation threw. The awaiter will not resume.",
+                deliveryError));
+            short version = _core.Version;
+            if (Interlocked.CompareExchange(ref _claim, Taken, version) == version)
+            {
+                ReleaseOwnership();
+            }
         }
 
         // True: the awaiter has not taken the outcome yet and will recycle. False: it already has, so we do.
@@ -68,27 +100,105 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
 
     void IValueTaskSource<TResult>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
+        OnCompleted(continuation, state, token, flags);
 
     void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
+        OnCompleted(continuation, state, token, flags);
 
     TResult IValueTaskSource<TResult>.GetResult(short token) => TakeResult(token);
 
     void IValueTaskSource.GetResult(short token) => TakeResult(token);
 
+    /// <summary>
+    /// Registers the awaiter's continuation, unless the awaiter is a body this behaviour waits for (a self-wait).
+    /// Both <c>await</c> and blocking (<c>AsTask().Wait()</c>) come through here while the outcome is pending.
+    /// </summary>
+    private void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+    {
+        // Behaviour.Current is null outside bodies: the common case costs one thread-static and one AsyncLocal read.
+        if (Behaviour.Current is { } waiter
+            && _core.GetStatus(token) == ValueTaskSourceStatus.Pending
+            && WaitsFor(waiter)
+            && Interlocked.CompareExchange(ref _claim, Taken, token) == token)
+        {
+            // The awaiting body holds a cown this behaviour is queued for: it would wait for itself forever. Fail its
+            // wait instead. Throwing here is not an option (an async method's builder rethrows an awaiter's exception
+            // on the thread pool, ending the process), so the continuation is scheduled now and its GetResult throws.
+            // This use is claimed for the failed awaiter, so nobody can take its outcome later. The behaviour still
+            // runs once the body has released the cown, but it is not recycled: the awaiter's share of ownership is
+            // never given back. Giving it back here would let the delivery reset the core under any continuation a
+            // second consumer (a misuse) had registered, whose stale-token failure would surface on the thread pool;
+            // leaving one object to the GC on an error path the program must fix anyway costs nothing.
+            _selfWait = new InvalidOperationException(
+                "A behaviour's body awaits (or blocks on) a behaviour that needs a cown the body holds; that behaviour can run only "
+                + "after the body ends, so the body would wait for itself forever. Spawn it and do not wait for it inside the body, "
+                + "or wait for it outside.");
+            ScheduleFailedContinuation(continuation, state, flags);
+            return;
+        }
+
+        _core.OnCompleted(continuation, state, token, flags);
+    }
+
+    /// <summary>Runs a continuation whose wait was failed, respecting the awaiter's flags as the completion core would.</summary>
+    private static void ScheduleFailedContinuation(Action<object?> continuation, object? state, ValueTaskSourceOnCompletedFlags flags)
+    {
+        if ((flags & ValueTaskSourceOnCompletedFlags.UseSchedulingContext) != 0)
+        {
+            if (SynchronizationContext.Current is { } context && context.GetType() != typeof(SynchronizationContext))
+            {
+                context.Post(static s => { var (c, st) = ((Action<object?>, object?))s!; c(st); }, (continuation, state));
+                return;
+            }
+
+            TaskScheduler scheduler = TaskScheduler.Current;
+            if (scheduler != TaskScheduler.Default)
+            {
+                _ = Task.Factory.StartNew(continuation, state, CancellationToken.None, TaskCreationOptions.DenyChildAttach, scheduler);
+                return;
+            }
+        }
+
+        if ((flags & ValueTaskSourceOnCompletedFlags.FlowExecutionContext) != 0)
+        {
+            ThreadPool.QueueUserWorkItem(continuation, state, preferLocal: false);
+        }
+        else
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(continuation, state, preferLocal: false);
+        }
+    }
+
     private TResult TakeResult(short token)
     {
-        // Only the awaiter holding the current token, after completion, hands the behaviour back to the pool. A stale
-        // token (the ValueTask awaited twice) makes the core throw: the version check of the pooled source.
-        bool release = token == _core.Version && _core.GetStatus(token) != ValueTaskSourceStatus.Pending;
+        // A stale token (the ValueTask awaited twice, after the behaviour was reused) makes GetStatus throw: the
+        // version check of the pooled source. A pending outcome makes the core's GetResult throw.
+        if (_core.GetStatus(token) == ValueTaskSourceStatus.Pending)
+        {
+            // A wait failed as a self-wait (see OnCompleted) leaves the outcome pending: its awaiter gets the reason.
+            if (Volatile.Read(ref _selfWait) is { } selfWait && Volatile.Read(ref _claim) == Taken)
+            {
+                throw selfWait;
+            }
+
+            return _core.GetResult(token);
+        }
+
+        // Completed: only the one caller that claims this use takes the outcome and hands the behaviour back. Checking
+        // the token and then releasing, as two steps, let two threads both pass the check and release twice; the
+        // second release then stole the next, innocent use's ownership.
+        if (Interlocked.CompareExchange(ref _claim, Taken, token) != token)
+        {
+            throw new InvalidOperationException("The result of this behaviour was already taken: a ValueTask may be awaited only once.");
+        }
+
         try
         {
             return _core.GetResult(token);
         }
         finally
         {
-            if (release && ReleaseOwnership())
+            if (ReleaseOwnership())
             {
                 Recycle();
             }
@@ -105,7 +215,11 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
         // Both parties are done: reset for the next use. Reset moves the version on, so stale ValueTasks are detected.
         _owners = 2;
+        _selfWait = null;
         _core.Reset();
+
+        // Open the next use for claiming. Published to its awaiter by the pool hand-over and the enqueue's fences.
+        _claim = _core.Version;
         return true;
     }
 }

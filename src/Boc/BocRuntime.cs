@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Runtime.InteropServices;
 using Boc.Dispatch;
 
@@ -19,16 +18,31 @@ namespace Boc;
 /// (every <c>When</c> after that point throws <see cref="ObjectDisposedException"/> before enqueuing anything, and this
 /// includes behaviours spawned by bodies still running), then wait until every behaviour already accepted has finished,
 /// then stop the runtime's <see cref="BocScheduler"/> workers, if it has them. Accepted work is never dropped.
+/// <see cref="ShutdownAsync(CancellationToken)"/> does the same with a way out: if its token is canceled first, it
+/// fails with a <see cref="BocShutdownCanceledException"/> that says how many behaviours were still pending.
 /// </para>
 /// </remarks>
 public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 {
-    /// <summary>The most cowns one behaviour may acquire (counting duplicates).</summary>
+    /// <summary>
+    /// The most cowns one behaviour may acquire. Every entry counts, duplicates included: <c>When(c, c, …)</c> uses two.
+    /// </summary>
     public const int MaxCownsPerBehaviour = 1024;
+
+    /// <summary>
+    /// The most fire-and-forget exceptions kept, without an <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/>,
+    /// until the next <see cref="WaitForQuiescenceAsync"/> or disposal reports them. Later ones are only counted (the
+    /// report says how many), so a program that keeps failing without ever waiting does not grow without bound.
+    /// </summary>
+    public const int MaxKeptExceptions = 100;
 
     private static readonly Lazy<BocRuntime> s_default = new(() => new BocRuntime(new BocRuntimeOptions(), isDefault: true));
 
-    private readonly ConcurrentQueue<Exception> _unobserved = new();
+    // Fire-and-forget exceptions kept for the next wait (at most MaxKeptExceptions), and how many more were dropped.
+    // Behind a lock: only failing behaviours and waits come here.
+    private readonly Lock _unobservedLock = new();
+    private List<Exception> _unobserved = [];
+    private long _unobservedDropped;
     private readonly Action<Exception>? _exceptionHandler;
     private readonly bool _failFast;
     private readonly bool _isDefault;
@@ -112,8 +126,13 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// If other threads keep spawning behaviours, a quiescent moment may never come. Behaviours spawned after the
     /// call may be included in the wait.
     /// </remarks>
+    /// <exception cref="InvalidOperationException">
+    /// Called from a body of a behaviour of this runtime, before or after an <c>await</c>: the runtime is not quiescent
+    /// while that body runs, so the wait would never end. The returned task fails with it.
+    /// </exception>
     public async Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default)
     {
+        ThrowIfInOwnBody("wait for the quiescence of");
         await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         ThrowUnobserved();
     }
@@ -122,12 +141,13 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Stops accepting behaviours and blocks until every accepted one has finished (see the class remarks).
     /// </summary>
     /// <exception cref="InvalidOperationException">
-    /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime, or from a worker of the runtime's
-    /// <see cref="BocScheduler"/> (it would wait for itself).
+    /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime (before or after an <c>await</c>),
+    /// or from a worker of the runtime's <see cref="BocScheduler"/> (it would wait for itself).
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
     public void Dispose()
     {
+        ThrowIfInOwnBody("dispose");
         if (_ownedScheduler?.IsWorkerThread == true)
         {
             throw new InvalidOperationException("Dispose blocks; on one of the runtime's own workers it could wait for itself. Use DisposeAsync.");
@@ -140,21 +160,55 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     }
 
     /// <summary>
-    /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks).
+    /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks). The same
+    /// as <see cref="ShutdownAsync(CancellationToken)"/> without a way out.
     /// </summary>
     /// <returns>A task that completes when the runtime has drained.</returns>
-    /// <exception cref="InvalidOperationException">Called on <see cref="Default"/>.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (before or after an
+    /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
+    /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
-    public async ValueTask DisposeAsync()
+    public ValueTask DisposeAsync() => new(ShutdownAsync(CancellationToken.None));
+
+    /// <summary>
+    /// Stops accepting behaviours, waits until every accepted one has finished, then stops the runtime's
+    /// <see cref="BocScheduler"/> workers, if it has them: a drain with a way out, in the manner of
+    /// <c>IHost.StopAsync</c>.
+    /// </summary>
+    /// <param name="cancellationToken">
+    /// Gives up the wait. The runtime still accepts nothing new, and the pending behaviours keep running: call this
+    /// method again (or <see cref="Dispose"/>) to wait for them. An already drained runtime completes even if the
+    /// token is canceled.
+    /// </param>
+    /// <returns>A task that completes when the runtime has drained.</returns>
+    /// <exception cref="BocShutdownCanceledException">
+    /// <paramref name="cancellationToken"/> was canceled first; <see cref="BocShutdownCanceledException.PendingBehaviours"/>
+    /// says how many behaviours had not finished. It is an <see cref="OperationCanceledException"/>.
+    /// </exception>
+    /// <exception cref="InvalidOperationException">
+    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (before or after an
+    /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
+    /// </exception>
+    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
+    public async Task ShutdownAsync(CancellationToken cancellationToken)
     {
         BeginDispose();
-        await QuiescentAsync().ConfigureAwait(false);
+        try
+        {
+            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
+        {
+            throw new BocShutdownCanceledException(Interlocked.Read(ref _pending.Value), canceled, cancellationToken);
+        }
+
         if (_ownedScheduler is { } scheduler)
         {
             // Joining the workers blocks; never do it on one of them (a continuation of this method may run there).
             if (scheduler.IsWorkerThread)
             {
-                await Task.Run(scheduler.Dispose).ConfigureAwait(false);
+                await Task.Run(scheduler.Dispose, CancellationToken.None).ConfigureAwait(false);
             }
             else
             {
@@ -198,7 +252,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         Action<Exception>? handler = _exceptionHandler;
         if (handler is null)
         {
-            _unobserved.Enqueue(error);
+            Keep(error);
             return;
         }
 
@@ -210,7 +264,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         catch (Exception handlerError)
 #pragma warning restore CA1031
         {
-            _unobserved.Enqueue(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
+            Keep(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
         }
     }
 
@@ -245,12 +299,22 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             throw new InvalidOperationException("The default runtime lives as long as the process and cannot be disposed.");
         }
 
+        ThrowIfInOwnBody("dispose");
+        Interlocked.Exchange(ref _disposed, 1);
+    }
+
+    /// <summary>
+    /// Refuses a wait for this runtime's behaviours from one of those behaviours: the caller is pending until its body
+    /// ends, so the wait could never end. Asynchronous bodies are bodies until their task completes (see
+    /// <see cref="Behaviour.Current"/>), so this also holds after an <c>await</c>, on any thread.
+    /// </summary>
+    private void ThrowIfInOwnBody(string operation)
+    {
         if (Behaviour.RunningOn == this)
         {
-            throw new InvalidOperationException("A behaviour cannot dispose its own runtime: disposal waits for every behaviour, including the caller.");
+            throw new InvalidOperationException(
+                $"A behaviour cannot {operation} its own runtime: that waits for every behaviour of the runtime, including the caller, which would wait for itself.");
         }
-
-        Interlocked.Exchange(ref _disposed, 1);
     }
 
     private Task QuiescentAsync()
@@ -295,23 +359,42 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         waiters?.TrySetResult();
     }
 
+    private void Keep(Exception error)
+    {
+        lock (_unobservedLock)
+        {
+            if (_unobserved.Count < MaxKeptExceptions)
+            {
+                _unobserved.Add(error);
+            }
+            else
+            {
+                _unobservedDropped++;
+            }
+        }
+    }
+
     private void ThrowUnobserved()
     {
-        if (_unobserved.IsEmpty)
+        List<Exception> errors;
+        long dropped;
+        lock (_unobservedLock)
         {
-            return;
+            if (_unobserved.Count == 0)
+            {
+                return;
+            }
+
+            errors = _unobserved;
+            dropped = _unobservedDropped;
+            _unobserved = [];
+            _unobservedDropped = 0;
         }
 
-        var errors = new List<Exception>();
-        while (_unobserved.TryDequeue(out Exception? error))
-        {
-            errors.Add(error);
-        }
-
-        if (errors.Count > 0)
-        {
-            throw new AggregateException("Fire-and-forget behaviours threw exceptions that no handler observed.", errors);
-        }
+        string message = dropped == 0
+            ? "Fire-and-forget behaviours threw exceptions that no handler observed."
+            : $"Fire-and-forget behaviours threw exceptions that no handler observed: the first {errors.Count} are kept, and {dropped} more were counted but not kept.";
+        throw new AggregateException(message, errors);
     }
 }
 

@@ -48,7 +48,15 @@ internal sealed class AsyncActionBehaviour<TState> : FireAndForgetBehaviour
 
     protected override Task? InvokeBody()
     {
-        return _body!(_state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(_state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -101,7 +109,15 @@ internal sealed class AwaitedAsyncActionBehaviour<TState> : ResultBehaviour<bool
 
     protected override Task? InvokeBody()
     {
-        return _body!(_state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(_state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -154,7 +170,15 @@ internal sealed class AsyncFuncBehaviour<TState, TResult> : ResultBehaviour<TRes
 
     protected override Task? InvokeBody()
     {
-        return _body!(_state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(_state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -216,7 +240,15 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -279,7 +311,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -342,7 +382,15 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -414,7 +462,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehavi
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -487,7 +543,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehavi
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -560,7 +624,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -642,7 +714,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : FireAndForgetBe
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -725,7 +805,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, TState> : ResultBe
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -808,7 +896,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBe
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -900,7 +996,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : FireAndForg
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -993,7 +1097,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> : Resu
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1086,7 +1198,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : Resu
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1188,7 +1308,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAnd
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1291,7 +1419,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : 
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1394,7 +1530,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : 
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1506,7 +1650,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Fir
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1619,7 +1771,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1732,7 +1892,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1854,7 +2022,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -1977,7 +2153,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TS
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2100,7 +2284,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TRe
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2232,7 +2424,15 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2365,7 +2565,15 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2498,7 +2706,15 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState,
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2574,7 +2790,15 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
 
     protected override Task? InvokeBody()
     {
-        return _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2643,7 +2867,15 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
 
     protected override Task? InvokeBody()
     {
-        return _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2712,7 +2944,15 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
 
     protected override Task? InvokeBody()
     {
-        return _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2790,7 +3030,15 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2869,7 +3117,15 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -2948,7 +3204,15 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -3036,7 +3300,15 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -3125,7 +3397,15 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
@@ -3214,7 +3494,15 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
 
     protected override Task? InvokeBody()
     {
-        return _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
+        try
+        {
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+        }
+        finally
+        {
+            ExitAsyncBody(outer, running);
+        }
     }
 
     protected override void Recycle()
