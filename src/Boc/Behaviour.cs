@@ -139,6 +139,13 @@ internal struct InlineSlots
 internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
     internal const int InlineSlotCount = 4;
+
+    // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link) last nanoseconds
+    // unless the other thread was preempted mid-spawn. SpinWait yields the core after its first few iterations; it
+    // sleeps for a millisecond only after this many, which bounds the cost of many spawner threads on few cores without
+    // turning every brief wait into a 1 ms stall (with the default threshold of 20, spawn+run measured 422 ns against 106 ns
+    // with no sleep, in adjacent runs; see benchmarks/README.md).
+    private const int LongWaitSleepThreshold = 100;
     private const int InsertionSortLimit = 16;
 
     /// <summary>The behaviour whose body runs on this thread (synchronous part); see <see cref="Current"/>.</summary>
@@ -292,7 +299,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             var spin = default(SpinWait);
             while ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
             {
-                spin.SpinOnce();
+                spin.SpinOnce(LongWaitSleepThreshold);
             }
         }
 
@@ -436,7 +443,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             var spin = default(SpinWait);
             while ((next = Volatile.Read(ref slot.Next)) is null)
             {
-                spin.SpinOnce();
+                spin.SpinOnce(LongWaitSleepThreshold);
             }
         }
 
