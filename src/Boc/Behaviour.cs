@@ -143,8 +143,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link) last nanoseconds
     // unless the other thread was preempted mid-spawn. SpinWait yields the core after its first few iterations; it
     // sleeps for a millisecond only after this many, which bounds the cost of many spawner threads on few cores without
-    // turning every brief wait into a 1 ms stall (with the default threshold of 20, spawn+run measured 422 ns against 106 ns
-    // with no sleep, in adjacent runs; see benchmarks/README.md).
+    // turning a brief wait into a 1 ms stall, as SpinWait's default threshold of 20 can (one noisy measurement hinted
+    // at that; the threshold is not tuned).
     private const int LongWaitSleepThreshold = 100;
     private const int InsertionSortLimit = 16;
 
