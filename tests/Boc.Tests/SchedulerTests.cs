@@ -126,40 +126,6 @@ public sealed class SchedulerTests
     }
 
     [Fact]
-    public async Task AChainKeepingOneWorkerBusy_StillLetsWorkFromOutsideRun()
-    {
-        // One worker; a chain where each behaviour spawns the next on the same cown keeps the worker busy from its next
-        // slot and queue. A behaviour spawned from outside meanwhile must run before the chain ends.
-        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = 1 });
-        const int Length = 200_000;
-        var chain = new Cown<Counter>(new Counter());
-        var progress = new int[1];
-        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-
-        void Step(Counter c)
-        {
-            c.Value++;
-            Volatile.Write(ref progress[0], c.Value);
-            if (c.Value == 10)
-            {
-                started.TrySetResult();
-            }
-
-            if (c.Value < Length)
-            {
-                runtime.When(chain, Step);
-            }
-        }
-
-        runtime.When(chain, Step);
-        await started.Task.Guard();
-        int seenByOutsider = await runtime.WhenAsync(() => Volatile.Read(ref progress[0])).Guard();
-        await runtime.WaitForQuiescenceAsync().Guard();
-        Assert.True(seenByOutsider < Length, $"the outside behaviour only ran after the whole chain ({seenByOutsider} steps)");
-        Assert.Equal(Length, await runtime.WhenAsync(chain, c => c.Value).Guard());
-    }
-
-    [Fact]
     public async Task ABodyBlockingOnWorkItSpawned_IsRescuedByAnIdleWorker()
     {
         // The spawned behaviour lands in the blocked worker's next slot; the other worker must take it from there.
