@@ -14,7 +14,7 @@ public sealed class MicroConfig : ManualConfig
 {
     public MicroConfig()
     {
-        AddJob(Job.Default.WithLaunchCount(3).WithWarmupCount(5).WithIterationCount(20).WithInvocationCount(1024).WithUnrollFactor(1));
+        BeforeAfter.AddJobs(this, Job.Default.WithLaunchCount(3).WithWarmupCount(5).WithIterationCount(20).WithInvocationCount(1024).WithUnrollFactor(1));
         AddDiagnoser(MemoryDiagnoser.Default);
         AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory);
         AddColumnProvider(BenchmarkDotNet.Columns.DefaultColumnProviders.Instance);

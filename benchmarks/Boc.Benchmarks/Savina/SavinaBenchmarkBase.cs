@@ -15,7 +15,7 @@ public sealed class SavinaConfig : ManualConfig
 {
     public SavinaConfig()
     {
-        AddJob(Job.Default
+        BeforeAfter.AddJobs(this, Job.Default
             .WithStrategy(RunStrategy.Monitoring)
             .WithLaunchCount(1)
             .WithWarmupCount(2)

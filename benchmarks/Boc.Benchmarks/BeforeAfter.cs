@@ -1,0 +1,29 @@
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Jobs;
+
+namespace Boc.Benchmarks;
+
+/// <summary>
+/// Before/after comparisons in one BenchmarkDotNet run. <c>eng/bench-before-after.sh</c> packs Boc at an older commit
+/// into a local folder and sets <c>BOC_BASELINE_VERSION</c> and <c>BOC_BASELINE_FEED</c>; then every config adds its job
+/// twice: "before", built against that package, and "after", built against the working tree. Without the variables a
+/// config has its one job, as usual.
+/// </summary>
+internal static class BeforeAfter
+{
+    public static void AddJobs(ManualConfig config, Job job)
+    {
+        string? version = Environment.GetEnvironmentVariable("BOC_BASELINE_VERSION");
+        string? feed = Environment.GetEnvironmentVariable("BOC_BASELINE_FEED");
+        if (string.IsNullOrEmpty(version) || string.IsNullOrEmpty(feed))
+        {
+            config.AddJob(job);
+            return;
+        }
+
+        config.AddJob(job
+            .WithArguments([new MsBuildArgument($"/p:BocBaselineVersion={version}"), new MsBuildArgument($"/p:BocBaselineFeed={feed}")])
+            .WithId("before"));
+        config.AddJob(job.WithId("after"));
+    }
+}
