@@ -5,6 +5,47 @@ using Boc.Scheduling;
 
 namespace Boc;
 
+// =====================================================================================================================
+// How the workers share work, and why nothing is lost, run twice, or left asleep. (The BoC protocol itself, which
+// decides when a behaviour is ready, is in Behaviour.cs; this file only runs ready work.)
+//
+// Where an item can be, and who may take it from there:
+//   * Worker.Next - the next slot. Filled only by its owner (Dispatch on a worker: a behaviour made ready there runs
+//     next there, cache-warm). Emptied by the owner (NextItem) or, when the owner looks blocked, by a parked peer
+//     (TakeStuckWork). Every access is an Interlocked.Exchange, so an item in the slot is taken exactly once.
+//   * Worker.Queue - a bounded ring (Scheduling/RunQueue.cs). Pushed only by its owner; taken by anyone by CAS on its
+//     head, one item (TryTake) or half the queue at once (StealHalfInto, into the thief's own empty queue). Its
+//     argument (why a consumer may read a slot before claiming it, and the release/acquire pairs) is in that file.
+//   * _inbox - a ConcurrentQueue for work from threads that are not workers of this scheduler, and for a full ring's
+//     overflow (PushLocal moves the older half there). Linearizable on its own.
+// An item moves only by being taken (an atomic claim) and then put somewhere by the taker, so it is in exactly one
+// place or running, never in two.
+//
+// Batching, and its bounds:
+//   * next slot: at most NextSlotRunLimit runs in a row, then the item goes to the back of the queue (stealable);
+//   * inbox: every InboxCheckInterval-th item a worker runs is taken from the inbox if it has one (Ticks counts every
+//     item); a worker that finds its queue empty takes up to InboxBatch more from the inbox into its queue;
+//   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item.
+//
+// Parking without a lost wake-up (see WakeOne for the store/load pairs):
+//   * an idle worker first spins, if fewer than _maxSpinning (half the workers) already do, looking at every queue;
+//   * then it increments _idle, looks at every queue once more, and only then waits on _wake;
+//   * whoever queues an item issues a full fence and then reads _spinning and _idle: if a worker is spinning it will
+//     see the item; if one is registered as idle, the waker takes one registration and releases one permit. So either
+//     the idle worker's last look sees the item, or the waker sees the registration.
+//   * the next slot needs no wake-up: its only runner is its owner, which is awake (it filled it). If the owner then
+//     blocks in a body, a parked peer's timed wait (StuckCheckInterval) notices that the owner's Ticks did not move and
+//     takes the slot's item.
+//
+// Memory ordering, x64 and ARM64. Nothing here relies on x64's strong (TSO) ordering. Every hand-over between threads
+// is an interlocked operation (full fence on both), a Volatile.Write paired with a Volatile.Read (emitted as stlr/ldar
+// on ARM64), or goes through ConcurrentQueue/SemaphoreSlim, which order themselves. The one store-then-load order the
+// wake-up needs (publish the item, then read the sleeper count) is the one that even x64 may reorder, so it has an
+// explicit Interlocked.MemoryBarrier. Plain fields are owner-only (NextRuns, LastSeenTicks, Spill, the ring's tail as
+// read by its owner) or a heuristic read by others (Ticks, written with a release store: a stale value only delays a
+// stuck-work takeover by one interval).
+// =====================================================================================================================
+
 /// <summary>
 /// A <see cref="TaskScheduler"/> with a fixed set of worker threads, built to run BoC behaviours: per-worker run
 /// queues with batch stealing, a global inbox for work from other threads, and a per-worker "next" slot so that a
