@@ -13,10 +13,11 @@ namespace Boc;
 // Vocabulary (Cheeseman et al., OOPSLA 2023, section 4):
 //   * Behaviour - one `When`: a body, the cowns it needs, and a countdown of the cowns it does not hold yet.
 //   * Request   - one behaviour's place in one cown's queue (an edge of the paper's dependency graph). Requests live
-//                 *inside* the behaviour as Slot structs (inline for up to 4 cowns, an array beyond), so a spawn
-//                 allocates no request objects. A request is named by (behaviour, cown): each cown appears in a
-//                 behaviour at most once, so Cown.Last and Slot.Next point at behaviours, and the slot for a cown is
-//                 found by looking the cown up in the behaviour (slots are sorted by Cown.Id).
+//                 *inside* the behaviour as Slot structs (inline for one or two cowns, which is most spawns; an
+//                 array kept with the pooled behaviour beyond that), so a spawn allocates no request objects. A
+//                 request is named by (behaviour, cown): each cown appears in a behaviour at most once, so Cown.Last
+//                 and Slot.Next point at behaviours, and the slot for a cown is found by looking the cown up in the
+//                 behaviour (slots are sorted by Cown.Id).
 //   * Each cown's requests form a FIFO queue linked through Slot.Next, with Cown.Last pointing at the tail's
 //     behaviour; that is an MCS queue lock whose waiters are behaviours rather than spinning threads.
 //
@@ -142,7 +143,11 @@ internal struct Slot
 #endif
 }
 
-/// <summary>Slots for behaviours of up to four cowns, stored inside the behaviour object.</summary>
+/// <summary>
+/// Slots for behaviours of one or two cowns, stored inside the behaviour object. Two, not more: a slot is 24 bytes, and
+/// every inline slot is carried by every behaviour, so with four a one-cown behaviour was 176 bytes (three cache lines)
+/// and now is 128; behaviours of three or more cowns keep a slot array with the pooled object instead.
+/// </summary>
 [InlineArray(Behaviour.InlineSlotCount)]
 internal struct InlineSlots
 {
@@ -155,7 +160,7 @@ internal struct InlineSlots
 /// </summary>
 internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
-    internal const int InlineSlotCount = 4;
+    internal const int InlineSlotCount = 2;
 
     // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link) last nanoseconds
     // unless the other thread was preempted mid-spawn. SpinWait yields the core after its first few iterations; it
@@ -752,7 +757,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         if (!_usesOverflow)
         {
-            // At most four slots: a linear scan is cheapest.
+            // At most two slots: a linear scan is cheapest.
             for (int i = 0; i < _slotCount; i++)
             {
                 ref Slot slot = ref _inline[i];
