@@ -74,6 +74,43 @@ public sealed class SchedulerFairnessTests
         }
     }
 
+    [Fact]
+    public async Task AHotChain_DelaysWorkQueuedOnItsOwnWorkerByAtMostTheNextSlotBound()
+    {
+        // One worker. A body makes two behaviours ready on it: first the probe, then the chain's first step, which
+        // displaces the probe from the next slot into the worker's queue. Every chain step spawns the next on the same
+        // cown, which becomes ready when the step releases and takes the next slot again. The scheduler promises that
+        // after NextSlotRunLimit runs in a row from the next slot, the slot's item goes behind the queue: so the probe
+        // runs after at most that many chain steps (without the bound, after the whole chain).
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = 1 });
+        const int Length = 5_000;
+        var chain = new Cown<Counter>(new Counter());
+        var progress = new int[1];
+        int probeRanAt = -1;
+
+        void Step(Counter c)
+        {
+            c.Value++;
+            Volatile.Write(ref progress[0], c.Value);
+            if (c.Value < Length)
+            {
+                runtime.When(chain, Step);
+            }
+        }
+
+        runtime.When(new Cown<Counter>(new Counter()), _ =>
+        {
+            runtime.When(new Cown<Counter>(new Counter()), _ => probeRanAt = Volatile.Read(ref progress[0]));
+            runtime.When(chain, Step);
+        });
+
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(Length, await runtime.WhenAsync(chain, c => c.Value).Guard());
+        Assert.True(
+            probeRanAt >= 0 && probeRanAt <= BocScheduler.NextSlotRunLimit,
+            $"the queued behaviour ran after {probeRanAt} chain steps; the bound is {BocScheduler.NextSlotRunLimit}");
+    }
+
     public static TheoryData<BocDispatcher> Dispatchers => new() { BocDispatcher.BocScheduler, BocDispatcher.ThreadPool };
 
     [Theory]
