@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that a plain PackageReference to the Boc package brings the analyzer: packs src/Boc into a local folder feed
-# (in a temp dir), builds a throw-away console project that references the package (not the project) and contains a bad
-# capture, and fails unless the build output shows the diagnostic.
+# (in a temp dir), checks the package's metadata, builds a throw-away console project for every target framework of the
+# library that references the package (not the project) and contains a bad capture, and fails unless the build output
+# shows the diagnostic.
 #
 #   bash eng/check-analyzer-package.sh
 set -euo pipefail
@@ -12,9 +13,14 @@ trap 'rm -rf "$work"' EXIT
 version="0.0.0-analyzer-check"
 expected="BOC101"
 
+# The package id is not the namespace (the id Boc is taken on nuget.org): ask the project for it.
+id="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:PackageId)"
+frameworks="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:TargetFrameworks)"
+
 dotnet pack "$repo/src/Boc/Boc.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack failed" >&2; exit 1; }
-nupkg="$work/feed/Boc.$version.nupkg"
+nupkg="$work/feed/$id.$version.nupkg"
+[ -f "$work/feed/$id.$version.snupkg" ] || { ls "$work/feed"; echo "check-analyzer-package: no symbol package (.snupkg)" >&2; exit 1; }
 # List into a variable first: under pipefail, `unzip -l | grep -q` fails whenever grep exits on the first match before
 # unzip has written the rest (unzip dies of SIGPIPE), which made this check flaky on CI.
 listing="$(unzip -l "$nupkg")"
@@ -23,6 +29,14 @@ if ! grep -q 'analyzers/dotnet/cs/Boc.Analyzers.dll' <<<"$listing"; then
   echo "check-analyzer-package: Boc.Analyzers.dll is not under analyzers/dotnet/cs in the package" >&2
   exit 1
 fi
+IFS=';' read -r -a tfms <<<"$frameworks"
+for tfm in "${tfms[@]}"; do
+  grep -q "lib/$tfm/Boc.dll" <<<"$listing" || { printf '%s\n' "$listing"; echo "check-analyzer-package: no lib/$tfm/Boc.dll" >&2; exit 1; }
+done
+nuspec="$(unzip -p "$nupkg" "$id.nuspec")"
+for needle in '<license type="expression">MIT</license>' '<readme>PACKAGE.md</readme>' '<repository type="git"' '<projectUrl>'; do
+  grep -qF "$needle" <<<"$nuspec" || { printf '%s\n' "$nuspec"; echo "check-analyzer-package: the nuspec lacks $needle" >&2; exit 1; }
+done
 
 mkdir -p "$work/app"
 # The local feed is added to the sources configured on the machine, so anything else still restores as usual.
@@ -38,12 +52,12 @@ cat >"$work/app/App.csproj" <<XML
 <Project Sdk="Microsoft.NET.Sdk">
   <PropertyGroup>
     <OutputType>Exe</OutputType>
-    <TargetFramework>net10.0</TargetFramework>
+    <TargetFrameworks>$frameworks</TargetFrameworks>
     <Nullable>enable</Nullable>
     <ImplicitUsings>enable</ImplicitUsings>
   </PropertyGroup>
   <ItemGroup>
-    <PackageReference Include="Boc" Version="$version" />
+    <PackageReference Include="$id" Version="$version" />
   </ItemGroup>
 </Project>
 XML
@@ -70,10 +84,12 @@ set +e
 (cd "$work/app" && NUGET_PACKAGES="$work/packages" dotnet build -c Release --nologo 2>&1) >"$work/build.log"
 build_status=$?
 set -e
-if [ "$build_status" -ne 0 ] || ! grep -q "warning $expected" "$work/build.log"; then
+# Every target framework's compilation must report it (the analyzer loads once per compilation).
+reported=$(grep -E "warning $expected" "$work/build.log" | grep -oE "TargetFramework=[a-z0-9.]+" | sort -u | wc -l)
+if [ "$build_status" -ne 0 ] || [ "$reported" -ne "${#tfms[@]}" ]; then
   cat "$work/build.log"
-  echo "check-analyzer-package: building against the Boc package did not report $expected (exit $build_status)" >&2
+  echo "check-analyzer-package: building against the $id package did not report $expected for every one of $frameworks (exit $build_status)" >&2
   exit 1
 fi
 grep -m1 "warning $expected" "$work/build.log" | sed "s|$work/app/||"
-echo "check-analyzer-package: OK, a PackageReference to Boc $version reports $expected"
+echo "check-analyzer-package: OK, a PackageReference to $id $version reports $expected on $frameworks"
