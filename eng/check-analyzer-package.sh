@@ -20,6 +20,9 @@ frameworks="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:TargetFrame
 dotnet pack "$repo/src/Boc/Boc.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack failed" >&2; exit 1; }
 nupkg="$work/feed/$id.$version.nupkg"
+hosting_id="$(dotnet msbuild "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -getProperty:PackageId)"
+dotnet pack "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
+  || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack of the hosting package failed" >&2; exit 1; }
 [ -f "$work/feed/$id.$version.snupkg" ] || { ls "$work/feed"; echo "check-analyzer-package: no symbol package (.snupkg)" >&2; exit 1; }
 # List into a variable first: under pipefail, `unzip -l | grep -q` fails whenever grep exits on the first match before
 # unzip has written the rest (unzip dies of SIGPIPE), which made this check flaky on CI.
@@ -38,9 +41,13 @@ for needle in '<license type="expression">MIT</license>' '<readme>PACKAGE.md</re
   grep -qF "$needle" <<<"$nuspec" || { printf '%s\n' "$nuspec"; echo "check-analyzer-package: the nuspec lacks $needle" >&2; exit 1; }
 done
 
-mkdir -p "$work/app"
-# The local feed is added to the sources configured on the machine, so anything else still restores as usual.
-cat >"$work/app/nuget.config" <<XML
+# Builds a throw-away app for every target framework of the library from a package reference (not the project), and
+# fails unless every target framework's compilation reports the diagnostic (the analyzer loads once per compilation).
+build_consumer() {
+  local name="$1" package="$2" program="$3" app="$work/$1"
+  mkdir -p "$app"
+  # The local feed is added to the sources configured on the machine, so anything else still restores as usual.
+  cat >"$app/nuget.config" <<XML
 <?xml version="1.0" encoding="utf-8"?>
 <configuration>
   <packageSources>
@@ -48,7 +55,7 @@ cat >"$work/app/nuget.config" <<XML
   </packageSources>
 </configuration>
 XML
-cat >"$work/app/App.csproj" <<XML
+  cat >"$app/App.csproj" <<XML
 <Project Sdk="Microsoft.NET.Sdk">
   <PropertyGroup>
     <OutputType>Exe</OutputType>
@@ -57,11 +64,30 @@ cat >"$work/app/App.csproj" <<XML
     <ImplicitUsings>enable</ImplicitUsings>
   </PropertyGroup>
   <ItemGroup>
-    <PackageReference Include="$id" Version="$version" />
+    <PackageReference Include="$package" Version="$version" />
   </ItemGroup>
 </Project>
 XML
-cat >"$work/app/Program.cs" <<'CS'
+  printf '%s\n' "$program" >"$app/Program.cs"
+
+  # A private package cache for the throw-away app only: the check package never lands in (or is served stale from)
+  # the user's global cache. The pack above keeps the normal cache, so the repository's own restore is left alone.
+  local status reported
+  set +e
+  (cd "$app" && NUGET_PACKAGES="$work/packages" dotnet build -c Release --nologo 2>&1) >"$app/build.log"
+  status=$?
+  set -e
+  reported=$(grep -E "warning $expected" "$app/build.log" | grep -oE "TargetFramework=[a-z0-9.]+" | sort -u | wc -l)
+  if [ "$status" -ne 0 ] || [ "$reported" -ne "${#tfms[@]}" ]; then
+    cat "$app/build.log"
+    echo "check-analyzer-package: building against the $package package did not report $expected for every one of $frameworks (exit $status)" >&2
+    exit 1
+  fi
+  grep -m1 "warning $expected" "$app/build.log" | sed "s|$app/||"
+  echo "check-analyzer-package: OK, a PackageReference to $package $version reports $expected on $frameworks"
+}
+
+build_consumer app "$id" '
 using Boc;
 using static Boc.Behaviours;
 
@@ -75,21 +101,21 @@ await WaitForQuiescenceAsync();
 internal sealed class Account
 {
     public long Balance { get; set; }
-}
-CS
+}'
 
-# A private package cache for the throw-away app only: the check package never lands in (or is served stale from) the
-# user's global cache. The pack above keeps the normal cache, so the repository's own restore is left alone.
-set +e
-(cd "$work/app" && NUGET_PACKAGES="$work/packages" dotnet build -c Release --nologo 2>&1) >"$work/build.log"
-build_status=$?
-set -e
-# Every target framework's compilation must report it (the analyzer loads once per compilation).
-reported=$(grep -E "warning $expected" "$work/build.log" | grep -oE "TargetFramework=[a-z0-9.]+" | sort -u | wc -l)
-if [ "$build_status" -ne 0 ] || [ "$reported" -ne "${#tfms[@]}" ]; then
-  cat "$work/build.log"
-  echo "check-analyzer-package: building against the $id package did not report $expected for every one of $frameworks (exit $build_status)" >&2
-  exit 1
-fi
-grep -m1 "warning $expected" "$work/build.log" | sed "s|$work/app/||"
-echo "check-analyzer-package: OK, a PackageReference to $id $version reports $expected on $frameworks"
+# The hosting package alone must bring the runtime and its analyzers (its dependency on Boc must not exclude them).
+build_consumer hosted-app "$hosting_id" '
+using Boc;
+using Microsoft.Extensions.DependencyInjection;
+
+Func<IServiceCollection, Action<BocRuntimeOptions>?, IServiceCollection> addBoc = BocServiceCollectionExtensions.AddBoc;
+await using var runtime = new BocRuntime();
+var src = new Cown<Account>(new Account());
+var dst = new Cown<Account>(new Account());
+runtime.When(src, s => runtime.When(dst, d => d.Balance += s.Balance));   // BOC101
+Console.WriteLine(addBoc.Method.Name);
+
+internal sealed class Account
+{
+    public long Balance { get; set; }
+}'
