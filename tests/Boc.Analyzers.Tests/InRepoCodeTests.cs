@@ -59,9 +59,11 @@ public class InRepoCodeTests
     [MemberData(nameof(Projects))]
     public async Task Project_has_no_boc_diagnostics(string relativeProject)
     {
-        string directory = Path.GetDirectoryName(Path.Combine(RepoRoot(), relativeProject))!;
-        var sources = Directory.EnumerateFiles(directory, "*.cs", SearchOption.AllDirectories)
-            .Where(f => !IsBuildOutput(directory, f))
+        string project = Path.Combine(RepoRoot(), relativeProject);
+        // A project built on another in-repo program (a load generator on a sample) is compiled together with it.
+        var directories = ReferencedProgramProjects(project).Prepend(project).Select(p => Path.GetDirectoryName(p)!).Distinct();
+        var sources = directories
+            .SelectMany(directory => Directory.EnumerateFiles(directory, "*.cs", SearchOption.AllDirectories).Where(f => !IsBuildOutput(directory, f)))
             .Order(StringComparer.Ordinal)
             .Select(File.ReadAllText)
             .Append(ImplicitUsings)
@@ -74,10 +76,29 @@ public class InRepoCodeTests
             typeof(BenchmarkDotNet.Attributes.BenchmarkAttribute).Assembly,
             typeof(BenchmarkDotNet.Running.BenchmarkSwitcher).Assembly,
             typeof(Akka.Actor.ActorSystem).Assembly,
-        }.Distinct().Select(a => (MetadataReference)MetadataReference.CreateFromFile(a.Location));
+            typeof(Boc.Extensions.Hosting.BocHealthCheck).Assembly,
+        }.Distinct().Select(a => a.Location)
+            // The samples include an ASP.NET Core service and a worker service: the whole ASP.NET Core shared framework
+            // (which has Microsoft.Extensions.Hosting and friends too).
+            .Concat(Directory.EnumerateFiles(Path.GetDirectoryName(typeof(Microsoft.AspNetCore.Builder.WebApplication).Assembly.Location)!, "*.dll"))
+            .Select(path => (MetadataReference)MetadataReference.CreateFromFile(path));
 
         ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(Compile(sources, extra, OutputKind.ConsoleApplication));
         Assert.True(diagnostics.IsEmpty, $"{relativeProject}:\n" + string.Join("\n", diagnostics));
+    }
+
+    private static IEnumerable<string> ReferencedProgramProjects(string project)
+    {
+        string root = RepoRoot();
+        foreach (System.Xml.Linq.XElement reference in System.Xml.Linq.XDocument.Load(project).Descendants("ProjectReference"))
+        {
+            string path = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(project)!, reference.Attribute("Include")!.Value.Replace('\\', Path.DirectorySeparatorChar)));
+            string first = Path.GetRelativePath(root, path).Split(Path.DirectorySeparatorChar)[0];
+            if (first is "samples" or "benchmarks")
+            {
+                yield return path;
+            }
+        }
     }
 
     private static bool IsBuildOutput(string projectDirectory, string file)
