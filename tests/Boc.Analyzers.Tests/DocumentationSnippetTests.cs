@@ -11,7 +11,8 @@ namespace Boc.Analyzers.Tests;
 /// Every C# block of the user-facing documents compiles as written, with the console project's implicit usings, and the
 /// Boc analyzers find nothing in it. A block that is a fragment says what it assumes in an HTML comment right above it,
 /// visible in the Markdown source: <c>&lt;!-- compile-with: statements --&gt;</c> (declarations its statements use, put
-/// after its usings) and <c>&lt;!-- compile-types: types --&gt;</c> (types, compiled next to it).
+/// after its usings) and <c>&lt;!-- compile-types: types --&gt;</c> (types, compiled next to it); a fragment also gets
+/// <c>using Boc;</c>, as in the quick start it continues.
 /// </summary>
 public partial class DocumentationSnippetTests
 {
@@ -62,9 +63,10 @@ public partial class DocumentationSnippetTests
         string source = usings + snippet.With + "\n" + rest;
 
         var sources = new List<string> { source, InRepoCodeTests.ImplicitUsings };
-        if (snippet.Types.Length > 0)
+        if (snippet.Types.Length > 0 || snippet.With.Length > 0)
         {
-            sources.Add(snippet.Types);
+            // A fragment continues the quick start, which has `using Boc;`.
+            sources.Add("global using Boc;\n" + snippet.Types);
         }
 
         CSharpCompilation compilation = Compile(sources, InRepoCodeTests.ProgramReferences(),
