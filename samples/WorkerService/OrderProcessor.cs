@@ -10,7 +10,7 @@ namespace WorkerService;
 /// behaviours at once; when that many are, the processor stops reading, the buffer fills, and the source waits. When
 /// the stream ends, it checks that every unit is either reserved or still in stock, and stops the host.
 /// </summary>
-internal sealed partial class OrderProcessor(
+internal sealed class OrderProcessor(
     BocRuntime runtime, OrderBuffer buffer, OrderStreamOptions options, ProcessingReport report,
     IHostApplicationLifetime lifetime, ILogger<OrderProcessor> logger) : BackgroundService
 {
@@ -34,7 +34,7 @@ internal sealed partial class OrderProcessor(
 
         await Task.WhenAll(inFlight);
         await AuditAsync();
-        LogDone(logger, report.Fulfilled, report.Rejected, report.MaxInFlightSeen, report.Conserved);
+        LogDone(logger, report.Fulfilled, report.Rejected, report.MaxInFlightSeen, report.Conserved, null);
         lifetime.StopApplication();
     }
 
@@ -82,8 +82,9 @@ internal sealed partial class OrderProcessor(
         report.Completed = true;
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Stream done: {Fulfilled} orders fulfilled, {Rejected} rejected for lack of stock, at most {MaxInFlight} in flight; stock conserved: {Conserved}.")]
-    private static partial void LogDone(ILogger logger, int fulfilled, int rejected, int maxInFlight, bool conserved);
+    private static readonly Action<ILogger, int, int, int, bool, Exception?> LogDone = LoggerMessage.Define<int, int, int, bool>(
+        LogLevel.Information, new EventId(1, "StreamDone"),
+        "Stream done: {Fulfilled} orders fulfilled, {Rejected} rejected for lack of stock, at most {MaxInFlight} in flight; stock conserved: {Conserved}.");
 
     /// <summary>One product's stock.</summary>
     private sealed class Stock(int available)
