@@ -138,8 +138,10 @@ internal sealed class Spawn
         {
             case IArrayCreationOperation { Initializer: { } initializer } when initializer.ElementValues.Length > 0:
                 return initializer.ElementValues.All(e => IsReadOnlyCownExpression(e, types));
-            case ICollectionExpressionOperation collection when collection.Elements.Length > 0:
-                return collection.Elements.All(e => IsReadOnlyCownExpression(e, types));
+            // ICollectionExpressionOperation is Roslyn 4.9+, and the analyzer builds against 4.8: match the kind by name
+            // (the running compiler's enum knows it) and read its elements as the children they are.
+            case { } collection when collection.Kind.ToString() == "CollectionExpression" && collection.ChildOperations.Count > 0:
+                return collection.ChildOperations.All(e => IsReadOnlyCownExpression(e, types));
         }
 
         ITypeSymbol? type = stripped.Type;
