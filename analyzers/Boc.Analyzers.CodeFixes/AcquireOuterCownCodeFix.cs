@@ -16,7 +16,9 @@ namespace Boc.Analyzers.CodeFixes;
 
 /// <summary>
 /// BOC101: acquire the enclosing behaviour's cown in the inner <c>When</c> and use the new parameter instead of the
-/// outer state (or its whole-object aliases).
+/// outer state (or its whole-object aliases). Not offered where the enclosing behaviour (which holds that cown) waits
+/// for the inner one: the inner behaviour would be queued behind the body that waits for it, and never run
+/// (<see cref="CaptureOuterValueCodeFix"/> is the fix there).
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(AcquireOuterCownCodeFix)), Shared]
 public sealed partial class AcquireOuterCownCodeFix : CodeFixProvider
@@ -38,10 +40,12 @@ public sealed partial class AcquireOuterCownCodeFix : CodeFixProvider
             return;
         }
 
+        Mutability mutability = types.MutabilityFor(BocAnalyzer.ShareableTypesOption(
+            context.Document.Project.AnalyzerOptions.AnalyzerConfigOptionsProvider, model.SyntaxTree));
         foreach (Diagnostic diagnostic in context.Diagnostics)
         {
             SyntaxNode node = root.FindNode(diagnostic.Location.SourceSpan, getInnermostNodeForTie: true);
-            if (Plan(node, model, types, context.CancellationToken) is not { } plan)
+            if (Plan(node, model, types, mutability, context.CancellationToken) is not { } plan)
             {
                 continue;
             }
@@ -87,20 +91,18 @@ public sealed partial class AcquireOuterCownCodeFix : CodeFixProvider
         public List<SyntaxNode> Uses { get; }
     }
 
-    private static FixPlan? Plan(SyntaxNode node, SemanticModel model, BocTypes types, CancellationToken cancellationToken)
+    private static FixPlan? Plan(SyntaxNode node, SemanticModel model, BocTypes types, Mutability mutability, CancellationToken cancellationToken)
     {
-        IOperation? block = node.AncestorsAndSelf()
-            .Where(n => n is BaseMethodDeclarationSyntax or AccessorDeclarationSyntax or ArrowExpressionClauseSyntax or CompilationUnitSyntax)
-            .Select(n => model.GetOperation(n, cancellationToken))
-            .FirstOrDefault(o => o is not null);
-        if (block is null || BehaviourIndex.Build(ImmutableArray.Create(block), types) is not { } index)
+        if (FixContext.Find(node, model, types, mutability, cancellationToken) is not { } found)
         {
             return null;
         }
 
-        List<NonAcquiredStateAnalyzer.Finding> findings = NonAcquiredStateAnalyzer.Find(index).ToList();
-        NonAcquiredStateAnalyzer.Finding? finding = findings.FirstOrDefault(f => f.Use.Syntax.Span == node.Span);
-        if (finding is null)
+        (BehaviourIndex index, List<NonAcquiredStateAnalyzer.Finding> findings, NonAcquiredStateAnalyzer.Finding finding) = found;
+
+        // The enclosing behaviour holds the cown; if it waits for the inner behaviour, acquiring the cown there would
+        // make it wait for a behaviour queued behind itself.
+        if (Waits.WaitsFor(index, finding.Outer, finding.Inner))
         {
             return null;
         }

@@ -47,11 +47,12 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
                         && Destination(assignment.Target, value.Origin, spawn, function, taint) is { } where:
                         Report(report, assignment.Value, value, "assigned to " + where);
                         break;
-                    case IEventAssignmentOperation { Adds: true } subscription when taint.Of(subscription.HandlerValue) is { } handler:
-                        Report(report, subscription.HandlerValue, handler, "subscribed to an event outside the behaviour");
+                    case IEventAssignmentOperation { Adds: true } subscription when taint.Of(subscription.HandlerValue) is { } handler
+                        && EventDestination(subscription.EventReference, handler.Origin, spawn, function, taint) is { } owner:
+                        Report(report, subscription.HandlerValue, handler, "subscribed to an event of " + owner);
                         break;
-                    case IInvocationOperation invocation:
-                        CheckCall(invocation.TargetMethod, invocation.Instance, invocation.Arguments, spawn, function, taint, index.Types.Mutability, report);
+                    case IInvocationOperation invocation when index.SpawnOfInvocation(invocation) is null:
+                        CheckCall(invocation, spawn, function, taint, index, report);
                         break;
                     case IObjectCreationOperation { Constructor: { } constructor } creation
                         when Operations.OffloadingConstructor(constructor.ContainingType) is { } api:
@@ -65,20 +66,32 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
 
                         break;
                     case IReturnOperation { ReturnedValue: { } returned } when returnsResult && Operations.EnclosingFunction(operation) == function
-                        && taint.Of(returned) is { } result && index.Types.Mutability.IsMutable(Operations.Strip(returned).Type):
-                        Report(report, returned, result, "returned as a mutable result, usable after the cown is released");
+                        && taint.Of(returned) is { } result && ResultKind(Operations.Strip(returned).Type, index.Mutability) is { } kind:
+                        Report(report, returned, result, $"returned as {kind}, usable after the cown is released");
                         break;
                 }
             }
         }
     }
 
-    private static void CheckCall(IMethodSymbol method, IOperation? instance,
-        ImmutableArray<IArgumentOperation> arguments, Spawn spawn, IOperation function, Taint taint, Mutability mutability,
+    private static string? ResultKind(ITypeSymbol? type, Mutability mutability) =>
+        mutability.IsMutable(type) ? "a mutable result"
+        : Mutability.IsReadOnlyView(type) ? "a live view of the state (a deferred query or read-only wrapper reads it when used)"
+        : null;
+
+    private static void CheckCall(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, BehaviourIndex index,
         System.Action<Diagnostic> report)
     {
+        IMethodSymbol method = invocation.TargetMethod;
+        ImmutableArray<IArgumentOperation> arguments = invocation.Arguments;
         if (Operations.OffloadingMethod(method) is { } api)
         {
+            // An awaited Task.Run keeps the cowns until it completes: its code runs inside the behaviour, in parallel.
+            if (api == "Task.Run" && Waits.WaitOn(invocation, function, index) is not null)
+            {
+                return;
+            }
+
             foreach (IArgumentOperation argument in arguments)
             {
                 if (taint.Of(argument.Value) is { } passed)
@@ -90,12 +103,26 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
             return;
         }
 
-        if (!s_storingMethods.Contains(method.Name))
+        if (CheckStore(invocation, spawn, function, taint, index.Mutability, report) || CheckRefStore(invocation, spawn, function, taint, index, report))
         {
             return;
         }
 
-        IOperation? receiver = instance;
+        CheckUnawaited(invocation, function, taint, index, report);
+    }
+
+    /// <summary>Add, Enqueue, TrySetResult and the like, into something outside the acquired state.</summary>
+    private static bool CheckStore(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, Mutability mutability,
+        System.Action<Diagnostic> report)
+    {
+        IMethodSymbol method = invocation.TargetMethod;
+        ImmutableArray<IArgumentOperation> arguments = invocation.Arguments;
+        if (!s_storingMethods.Contains(method.Name))
+        {
+            return false;
+        }
+
+        IOperation? receiver = invocation.Instance;
         int first = 0;
         if (receiver is null && method.IsExtensionMethod && arguments.Length > 0)
         {
@@ -105,9 +132,10 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
 
         if (receiver is null)
         {
-            return;
+            return false;
         }
 
+        bool reported = false;
         for (int i = first; i < arguments.Length; i++)
         {
             // AddRange, InsertRange and the like store the elements, not the collection: numbers copied from the
@@ -120,9 +148,121 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
             if (taint.Of(arguments[i].Value) is { } stored && Destination(receiver, stored.Origin, spawn, function, taint) is { } where)
             {
                 Report(report, arguments[i], stored, $"stored by {method.Name} into {where}");
+                reported = true;
             }
         }
+
+        return reported;
     }
+
+    /// <summary>
+    /// A call that gets both acquired state and a <c>ref</c> to a location outside the behaviour may store the one in the
+    /// other (<c>Interlocked.Exchange(ref s_last, a)</c>, <c>Volatile.Write</c>): it is reported if the state's type
+    /// converts to the location's.
+    /// </summary>
+    private static bool CheckRefStore(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, BehaviourIndex index,
+        System.Action<Diagnostic> report)
+    {
+        bool reported = false;
+        foreach (IArgumentOperation location in invocation.Arguments)
+        {
+            if (location.Parameter?.RefKind is not (RefKind.Ref or RefKind.Out) || location.Value.Type is not { IsReferenceType: true } slot)
+            {
+                continue;
+            }
+
+            foreach (IArgumentOperation argument in invocation.Arguments)
+            {
+                if (argument == location || argument.Parameter?.RefKind is RefKind.Ref or RefKind.Out
+                    || taint.Of(argument.Value) is not { } stored || Operations.Strip(argument.Value).Type is not { } type
+                    || !index.Types.Compilation.ClassifyCommonConversion(type, slot).IsImplicit)
+                {
+                    continue;
+                }
+
+                if (Destination(location.Value, stored.Origin, spawn, function, taint) is { } where)
+                {
+                    Report(report, argument, stored, $"stored through 'ref' into {where} by {invocation.TargetMethod.Name}");
+                    reported = true;
+                }
+            }
+        }
+
+        return reported;
+    }
+
+    /// <summary>
+    /// A task that uses acquired state, which the body neither awaits, blocks on nor returns, runs on after the
+    /// behaviour ended; so does an <c>async void</c> method.
+    /// </summary>
+    private static void CheckUnawaited(IInvocationOperation invocation, IOperation function, Taint taint, BehaviourIndex index,
+        System.Action<Diagnostic> report)
+    {
+        IMethodSymbol method = invocation.TargetMethod;
+        if (!method.ReturnsVoid && !index.Types.IsTaskLike(method.ReturnType))
+        {
+            return;
+        }
+
+        TaintInfo? used = invocation.Instance is { } instance && Operations.Strip(instance) is not IInstanceReferenceOperation ? taint.Of(instance) : null;
+        used ??= invocation.Arguments.Select(a => taint.Of(a.Value)).FirstOrDefault(t => t is not null);
+        if (used is null)
+        {
+            return;
+        }
+
+        bool asyncVoid = method.ReturnsVoid && (method.IsAsync
+            || method.GetAttributes().Any(a => SymbolEqualityComparer.Default.Equals(a.AttributeClass, index.Types.AsyncStateMachineAttribute)));
+        if (!asyncVoid && (method.ReturnsVoid || IsCompletedTaskFactory(method)))
+        {
+            return;
+        }
+
+        if (asyncVoid)
+        {
+            Report(report, invocation, used, $"passed to the async void method '{method.Name}', which goes on after its first await, when the cown may be released");
+        }
+        else if (IsUnobserved(invocation, function, index))
+        {
+            Report(report, invocation, used, $"used by the task of '{method.Name}', which the behaviour does not await: it goes on after the cown is released");
+        }
+    }
+
+    /// <summary>
+    /// The task is dropped (an expression statement, <c>_ = ...</c>) or kept in a local that the body never awaits,
+    /// blocks on, returns or hands on.
+    /// </summary>
+    private static bool IsUnobserved(IInvocationOperation invocation, IOperation function, BehaviourIndex index)
+    {
+        if (Waits.WaitOn(invocation, function, index) is not null)
+        {
+            return false;
+        }
+
+        IOperation top = invocation;
+        while (top.Parent is IConversionOperation or IInvocationOperation { TargetMethod.Name: "ConfigureAwait" or "AsTask" or "Preserve" })
+        {
+            top = top.Parent;
+        }
+
+        switch (top.Parent)
+        {
+            case IExpressionStatementOperation:
+            case ISimpleAssignmentOperation { Target: IDiscardOperation }:
+                return true;
+            case IVariableInitializerOperation { Parent: IVariableDeclaratorOperation declarator }:
+                // Kept in a local: unobserved if nothing ever reads it (an await or a wait would have been found above; a
+                // return, an argument or a store hands it on, and the analyzer does not follow it there).
+                return !index.References.TryGetValue(declarator.Symbol, out List<IOperation>? uses)
+                    || uses.All(u => u.Parent is IExpressionStatementOperation);
+            default:
+                return false;
+        }
+    }
+
+    private static bool IsCompletedTaskFactory(IMethodSymbol method) =>
+        method.IsStatic && method.Name is "FromResult" or "FromException" or "FromCanceled"
+        && method.ContainingType?.ContainingNamespace?.ToDisplayString() == "System.Threading.Tasks";
 
     private static ITypeSymbol? ElementType(IOperation value)
     {
@@ -196,6 +336,18 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
                     return null;
             }
         }
+    }
+
+    /// <summary>The owner of an event that a handler of the state subscribes to, if outside the acquired state.</summary>
+    private static string? EventDestination(IOperation reference, IParameterSymbol origin, Spawn spawn, IOperation function, Taint taint)
+    {
+        if (reference is not IEventReferenceOperation { Instance: not null })
+        {
+            return "a static member";
+        }
+
+        // The event belongs to its instance: a subscription escapes where a store into that instance would.
+        return Destination(reference, origin, spawn, function, taint) is { } where ? where.Replace("a member of ", "") : null;
     }
 
     private static void Report(System.Action<Diagnostic> report, IOperation at, TaintInfo taint, string how) =>

@@ -32,7 +32,7 @@ public sealed class AsyncVoidBodyAnalyzer : BocAnalyzer
                 && index.LocalValues.TryGetValue(local.Local, out List<IOperation>? values)
                 ? values
                 : new[] { value };
-            foreach (IOperation candidate in candidates)
+            foreach (IOperation candidate in candidates.SelectMany(Branches))
             {
                 if (AsyncVoidName(candidate, index.Types) is { } name)
                 {
@@ -41,6 +41,20 @@ public sealed class AsyncVoidBodyAnalyzer : BocAnalyzer
                 }
             }
         }
+    }
+
+    /// <summary>The delegates a value may be: both branches of <c>?:</c> and <c>??</c>, every arm of a switch expression.</summary>
+    private static IEnumerable<IOperation> Branches(IOperation value)
+    {
+        IOperation stripped = Operations.Strip(value);
+        IEnumerable<IOperation> parts = stripped switch
+        {
+            IConditionalOperation conditional when conditional.WhenFalse is { } whenFalse => new[] { conditional.WhenTrue, whenFalse },
+            ICoalesceOperation coalesce => new[] { coalesce.Value, coalesce.WhenNull },
+            ISwitchExpressionOperation switchExpression => switchExpression.Arms.Select(a => a.Value),
+            _ => new[] { stripped },
+        };
+        return parts.Count() == 1 && parts.First() == stripped ? parts : parts.SelectMany(Branches);
     }
 
     private static string? AsyncVoidName(IOperation value, BocTypes types)
@@ -53,9 +67,7 @@ public sealed class AsyncVoidBodyAnalyzer : BocAnalyzer
 
         return stripped switch
         {
-            IAnonymousFunctionOperation { Symbol: { IsAsync: true, ReturnsVoid: true } } lambda => lambda.Syntax.ToString().Length > 40
-                ? lambda.Syntax.ToString().Substring(0, 37) + "..."
-                : lambda.Syntax.ToString(),
+            IAnonymousFunctionOperation { Symbol: { IsAsync: true, ReturnsVoid: true } } lambda => Operations.Quote(lambda.Syntax),
             IMethodReferenceOperation { Method: { ReturnsVoid: true } method } when method.IsAsync
                 || method.GetAttributes().Any(a => SymbolEqualityComparer.Default.Equals(a.AttributeClass, types.AsyncStateMachineAttribute)) => method.Name,
             _ => null,

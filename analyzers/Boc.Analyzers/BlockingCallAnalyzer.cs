@@ -1,4 +1,6 @@
+using System.Collections.Generic;
 using System.Collections.Immutable;
+using System.Linq;
 using Microsoft.CodeAnalysis;
 using Microsoft.CodeAnalysis.Diagnostics;
 using Microsoft.CodeAnalysis.Operations;
@@ -26,20 +28,85 @@ public sealed class BlockingCallAnalyzer : BocAnalyzer
 
             foreach (IOperation operation in index.BodyOperations(spawn, skipOffloaded: true))
             {
-                string? what = operation switch
-                {
-                    ILockOperation => "lock",
-                    IPropertyReferenceOperation { Property.Name: "Result", Instance: { } task } when index.Types.IsTaskLike(task.Type) => ".Result",
-                    IInvocationOperation invocation => BlockingMethod(invocation.TargetMethod, index.Types),
-                    _ => null,
-                };
-                if (what is not null)
+                if (Blocks(operation, index.Types) is { } what)
                 {
                     Location location = operation is ILockOperation ? operation.Syntax.GetFirstToken().GetLocation() : operation.Syntax.GetLocation();
                     report(Diagnostic.Create(Descriptors.Blocking, location, what));
                 }
             }
+
+            // Local functions declared outside the body that it runs in place block it just the same: reported where the
+            // body calls them, once per call.
+            var reported = new HashSet<IOperation>();
+            foreach ((ILocalFunctionOperation local, IOperation via) in index.LocalFunctionsRunBy(spawn))
+            {
+                if (reported.Contains(via))
+                {
+                    continue;
+                }
+
+                foreach (IOperation operation in BehaviourIndex.OperationsOf(local))
+                {
+                    if (Blocks(operation, index.Types) is { } what)
+                    {
+                        reported.Add(via);
+                        report(Diagnostic.Create(Descriptors.Blocking, via.Syntax.GetLocation(), $"{what} (in local function {local.Symbol.Name})"));
+                        break;
+                    }
+                }
+            }
         }
+    }
+
+    private static string? Blocks(IOperation operation, BocTypes types) => operation switch
+    {
+        ILockOperation => "lock",
+        IPropertyReferenceOperation { Property.Name: "Result", Instance: { } task } when types.IsTaskLike(task.Type) => ".Result",
+        IInvocationOperation invocation => BlockingCall(invocation, types),
+        _ => null,
+    };
+
+    /// <summary>
+    /// A call that waits: one of the known waits, unless it has a timeout argument of zero (a try that never waits). The
+    /// <c>Try</c> forms (<c>Monitor.TryEnter</c>, <c>BlockingCollection.TryTake</c>, ...) wait only when given a timeout
+    /// that is not zero.
+    /// </summary>
+    private static string? BlockingCall(IInvocationOperation invocation, BocTypes types)
+    {
+        if (BlockingMethod(invocation.TargetMethod, types) is not { } what)
+        {
+            return null;
+        }
+
+        IArgumentOperation? timeout = invocation.Arguments.FirstOrDefault(a => a.Parameter?.Name is "millisecondsTimeout" or "timeout");
+        if (timeout is null)
+        {
+            return invocation.TargetMethod.Name.StartsWith("Try", System.StringComparison.Ordinal) ? null : what;
+        }
+
+        return IsZero(timeout.Value) ? null : what;
+    }
+
+    /// <summary><c>0</c>, <c>TimeSpan.Zero</c>, <c>TimeSpan.FromMilliseconds(0)</c> and the like, <c>new TimeSpan(0)</c>.</summary>
+    private static bool IsZero(IOperation value)
+    {
+        IOperation stripped = Operations.Strip(value);
+        if (stripped.ConstantValue is { HasValue: true, Value: { } constant })
+        {
+            return constant is int or long or double && System.Convert.ToDouble(constant, System.Globalization.CultureInfo.InvariantCulture) == 0;
+        }
+
+        return stripped switch
+        {
+            IFieldReferenceOperation { Field: { Name: "Zero", ContainingType: { } type } } => type.ToDisplayString() == "System.TimeSpan",
+            IInvocationOperation { TargetMethod: { IsStatic: true, ContainingType: { } type } method } call when type.ToDisplayString() == "System.TimeSpan"
+                && method.Name.StartsWith("From", System.StringComparison.Ordinal) =>
+                call.Arguments.All(a => IsZero(a.Value)),
+            IObjectCreationOperation { Type: { } type } creation when type.ToDisplayString() == "System.TimeSpan" =>
+                creation.Arguments.All(a => IsZero(a.Value)),
+            IDefaultValueOperation { Type: { } type } => type.ToDisplayString() == "System.TimeSpan",
+            _ => false,
+        };
     }
 
     private static string? BlockingMethod(IMethodSymbol method, BocTypes types)
@@ -72,9 +139,10 @@ public sealed class BlockingCallAnalyzer : BocAnalyzer
             ("System.Threading.CountdownEvent", "Wait") => true,
             ("System.Threading.Barrier", "SignalAndWait") => true,
             ("System.Threading.SpinWait", "SpinUntil") => true,
-            ("System.Threading.Lock", "Enter" or "EnterScope") => true,
-            ("System.Threading.ReaderWriterLockSlim", "EnterReadLock" or "EnterWriteLock" or "EnterUpgradeableReadLock") => true,
-            ("System.Collections.Concurrent.BlockingCollection<T>", "Take" or "Add") => true,
+            ("System.Threading.Lock", "Enter" or "EnterScope" or "TryEnter") => true,
+            ("System.Threading.ReaderWriterLockSlim", "EnterReadLock" or "EnterWriteLock" or "EnterUpgradeableReadLock"
+                or "TryEnterReadLock" or "TryEnterWriteLock" or "TryEnterUpgradeableReadLock") => true,
+            ("System.Collections.Concurrent.BlockingCollection<T>", "Take" or "Add" or "TryTake" or "TryAdd") => true,
             _ => false,
         };
         if (blocking)

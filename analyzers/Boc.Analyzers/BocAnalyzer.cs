@@ -36,7 +36,8 @@ public abstract class BocAnalyzer : DiagnosticAnalyzer
                 }
 
                 BehaviourIndex? index = s_indexes.GetValue(block.OperationBlocks[0],
-                    _ => new IndexHolder(BehaviourIndex.Build(block.OperationBlocks, types))).Index;
+                    first => new IndexHolder(BehaviourIndex.Build(block.OperationBlocks, types,
+                        types.MutabilityFor(ShareableTypesOption(block.Options.AnalyzerConfigOptionsProvider, first.Syntax.SyntaxTree))))).Index;
                 if (index is not null)
                 {
                     Analyze(index, block.ReportDiagnostic);
@@ -46,6 +47,13 @@ public abstract class BocAnalyzer : DiagnosticAnalyzer
     }
 
     private protected abstract void Analyze(BehaviourIndex index, System.Action<Diagnostic> report);
+
+    /// <summary>The file's <c>boc.shareable_types</c> option (an <c>.editorconfig</c> section or a global config).</summary>
+    internal static string? ShareableTypesOption(AnalyzerConfigOptionsProvider provider, SyntaxTree tree) =>
+        provider.GetOptions(tree).TryGetValue(UserShareableTypes.OptionName, out string? value)
+        || provider.GlobalOptions.TryGetValue(UserShareableTypes.OptionName, out value)
+            ? value
+            : null;
 
     private sealed class TypesHolder
     {

@@ -25,7 +25,6 @@ internal sealed class BocTypes
         ValueTask = compilation.GetTypeByMetadataName("System.Threading.Tasks.ValueTask");
         ValueTaskOfT = compilation.GetTypeByMetadataName("System.Threading.Tasks.ValueTask`1");
         AsyncStateMachineAttribute = compilation.GetTypeByMetadataName("System.Runtime.CompilerServices.AsyncStateMachineAttribute");
-        Mutability = new Mutability(this);
     }
 
     public Compilation Compilation { get; }
@@ -53,8 +52,6 @@ internal sealed class BocTypes
     public INamedTypeSymbol? ValueTaskOfT { get; }
 
     public INamedTypeSymbol? AsyncStateMachineAttribute { get; }
-
-    public Mutability Mutability { get; }
 
     public static BocTypes? Create(Compilation compilation)
     {
@@ -109,5 +106,12 @@ internal sealed class BocTypes
             || SymbolEqualityComparer.Default.Equals(original, ValueTaskOfT);
     }
 
-    internal ConcurrentDictionary<ITypeSymbol, bool> MutabilityCache { get; } = new(SymbolEqualityComparer.Default);
+    /// <summary>
+    /// The mutability model for files whose <c>boc.shareable_types</c> option is <paramref name="option"/> (usually one
+    /// value for the whole project, so one model and one cache per compilation).
+    /// </summary>
+    public Mutability MutabilityFor(string? option) =>
+        _mutabilities.GetOrAdd(option ?? "", o => new Mutability(this, UserShareableTypes.Parse(o)));
+
+    private readonly ConcurrentDictionary<string, Mutability> _mutabilities = new();
 }

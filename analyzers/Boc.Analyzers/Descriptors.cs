@@ -75,4 +75,14 @@ internal static class Descriptors
         isEnabledByDefault: true,
         description: "A synchronous overload treats the body as finished when the delegate returns, which for async void is the first await. The rest of the body runs without the cowns.",
         helpLinkUri: HelpLinkBase + "BOC202.md");
+
+    public static readonly DiagnosticDescriptor SelfWait = new(
+        "BOC203",
+        "Behaviour waits for a behaviour that needs a cown it holds",
+        "{0}",
+        ExecutionCategory,
+        DiagnosticSeverity.Error,
+        isEnabledByDefault: true,
+        description: "A behaviour keeps its cowns while it awaits or blocks. A behaviour it waits for that needs one of those cowns is queued behind it and cannot start before it ends, so the wait never completes. The runtime detects the direct case and throws; waits through readers or through other behaviours hang.",
+        helpLinkUri: HelpLinkBase + "BOC203.md");
 }

@@ -1,16 +1,21 @@
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Linq;
 using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.Operations;
 
 namespace Boc.Analyzers;
 
 /// <summary>
 /// Approximates Pony's <c>val</c>: may a value of this type be shared between behaviours without a cown? A type is
 /// "mutable" if code holding a reference can change what others see through it. The approximation, and the boundaries
-/// it accepts, are documented in docs/analyzers/BOC103.md.
+/// it accepts, are documented in docs/analyzers/BOC103.md. One instance per compilation and user configuration
+/// (<see cref="UserShareableTypes"/>), with its own cache.
 /// </summary>
 internal sealed class Mutability
 {
+    private static readonly HashSet<string> s_shareableAttributeNames = new() { "ImmutableAttribute", "ThreadSafeAttribute" };
+
     private static readonly HashSet<string> s_selfSynchronizingNamespaces = new()
     {
         "System.Threading",
@@ -28,8 +33,14 @@ internal sealed class Mutability
     };
 
     private readonly BocTypes _types;
+    private readonly UserShareableTypes _user;
+    private readonly ConcurrentDictionary<ITypeSymbol, bool> _cache = new(SymbolEqualityComparer.Default);
 
-    public Mutability(BocTypes types) => _types = types;
+    public Mutability(BocTypes types, UserShareableTypes user)
+    {
+        _types = types;
+        _user = user;
+    }
 
     public bool IsMutable(ITypeSymbol? type) => IsMutable(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
 
@@ -69,6 +80,51 @@ internal sealed class Mutability
         return false;
     }
 
+    /// <summary>
+    /// A read-only view type: what it shows cannot be changed through it, but may be changed by whoever owns the
+    /// object behind it (a deferred query, <c>AsReadOnly()</c>, a list seen as <c>IReadOnlyList&lt;T&gt;</c>).
+    /// </summary>
+    public static bool IsReadOnlyView(ITypeSymbol? type)
+    {
+        if (type is not INamedTypeSymbol named)
+        {
+            return false;
+        }
+
+        string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
+        string name = named.Name;
+        return ns switch
+        {
+            "System.Collections" or "System.Collections.Generic" or "System.Collections.ObjectModel" =>
+                name is "IEnumerable" || name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
+                || name.StartsWith("ReadOnly", System.StringComparison.Ordinal),
+            "System.Linq" => name is "IOrderedEnumerable" or "IQueryable" or "IOrderedQueryable" or "IGrouping" or "ILookup",
+            "System" => name is "ReadOnlyMemory",
+            _ => false,
+        };
+    }
+
+    /// <summary>
+    /// A value known to be a shareable instance although its type is not shareable in general (<c>Random.Shared</c>,
+    /// <c>CultureInfo.InvariantCulture</c>).
+    /// </summary>
+    public static bool IsShareableValue(IOperation? value) => Operations.Strip(value!) switch
+    {
+        IPropertyReferenceOperation { Instance: null } property => KnownTypes.IsShareableMember(property.Property),
+        IFieldReferenceOperation { Instance: null } field => KnownTypes.IsShareableMember(field.Field),
+        IInvocationOperation { Instance: null } invocation => KnownTypes.IsShareableMember(invocation.TargetMethod),
+        _ => false,
+    };
+
+    /// <summary>A type that the user or <see cref="KnownTypes"/> declares shareable.</summary>
+    public bool IsDeclaredShareable(INamedTypeSymbol type)
+    {
+        INamedTypeSymbol original = type.OriginalDefinition;
+        return KnownTypes.Shareable.Contains(KnownTypes.IdOf(original))
+            || _user.Contains(original)
+            || original.GetAttributes().Any(a => a.AttributeClass is { } attribute && s_shareableAttributeNames.Contains(attribute.Name));
+    }
+
     private bool IsMutable(ITypeSymbol? type, HashSet<ITypeSymbol> visiting)
     {
         if (type is null)
@@ -76,7 +132,7 @@ internal sealed class Mutability
             return false;
         }
 
-        if (_types.MutabilityCache.TryGetValue(type, out bool cached))
+        if (_cache.TryGetValue(type, out bool cached))
         {
             return cached;
         }
@@ -89,7 +145,7 @@ internal sealed class Mutability
 
         bool result = Compute(type, visiting);
         visiting.Remove(type);
-        _types.MutabilityCache.TryAdd(type, result);
+        _cache.TryAdd(type, result);
         return result;
     }
 
@@ -146,12 +202,12 @@ internal sealed class Mutability
         }
 
         string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
-        if (IsSelfSynchronizing(named))
+        if (IsSelfSynchronizing(named) || IsDeclaredShareable(named))
         {
             return false;
         }
 
-        if (ns == "System.Collections.Immutable")
+        if (KnownTypes.ImmutableNamespaces.Contains(ns))
         {
             return named.TypeArguments.Any(t => IsMutable(t, visiting));
         }
@@ -171,10 +227,12 @@ internal sealed class Mutability
             return true;
         }
 
-        string full = named.OriginalDefinition.ToDisplayString();
-        if (full is "System.Text.StringBuilder" or "System.Random" || InheritsFrom(named, "System.IO.Stream"))
+        for (INamedTypeSymbol? current = named; current is not null; current = current.BaseType)
         {
-            return true;
+            if (KnownTypes.Mutable.Contains(KnownTypes.IdOf(current)))
+            {
+                return true;
+            }
         }
 
         if (named.TypeKind == TypeKind.Interface)
@@ -186,7 +244,8 @@ internal sealed class Mutability
         for (INamedTypeSymbol? current = named; current is not null && current.SpecialType != SpecialType.System_Object
             && current.SpecialType != SpecialType.System_ValueType; current = current.BaseType)
         {
-            if (IsSelfSynchronizing(current))
+            // A shareable base counts only for what it declares: members a derived type adds were checked already.
+            if (IsSelfSynchronizing(current) || IsDeclaredShareable(current))
             {
                 return false;
             }
@@ -220,19 +279,6 @@ internal sealed class Mutability
 
                         break;
                 }
-            }
-        }
-
-        return false;
-    }
-
-    private static bool InheritsFrom(INamedTypeSymbol type, string fullName)
-    {
-        for (INamedTypeSymbol? current = type; current is not null; current = current.BaseType)
-        {
-            if (current.ToDisplayString() == fullName)
-            {
-                return true;
             }
         }
 

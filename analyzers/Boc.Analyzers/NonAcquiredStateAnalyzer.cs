@@ -69,7 +69,7 @@ public sealed class NonAcquiredStateAnalyzer : BocAnalyzer
 
                 if (spawn.StateArgument is { } state && taint.Of(state.Value) is { } stateTaint && reported.Add(state.Syntax.Span))
                 {
-                    yield return new Finding(state, state.Syntax.ToString(), stateTaint, outer, spawn);
+                    yield return new Finding(state, Operations.Quote(state.Syntax), stateTaint, outer, spawn);
                 }
             }
         }

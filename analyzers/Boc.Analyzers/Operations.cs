@@ -30,6 +30,45 @@ internal static class Operations
         _ => null,
     };
 
+    private const int MaxQuoteLength = 80;
+
+    /// <summary>
+    /// Source code as a message quotes it: on one line (MSBuild prints only a message's first line) and, past
+    /// <see cref="MaxQuoteLength"/> characters, shortened at a space with an ellipsis.
+    /// </summary>
+    public static string Quote(SyntaxNode node) => Quote(node.ToString());
+
+    public static string Quote(string code)
+    {
+        var text = new System.Text.StringBuilder(code.Length);
+        bool space = false;
+        foreach (char c in code)
+        {
+            if (char.IsWhiteSpace(c))
+            {
+                space = text.Length > 0;
+                continue;
+            }
+
+            if (space)
+            {
+                text.Append(' ');
+                space = false;
+            }
+
+            text.Append(c);
+        }
+
+        if (text.Length <= MaxQuoteLength)
+        {
+            return text.ToString();
+        }
+
+        string whole = text.ToString();
+        int cut = whole.LastIndexOf(' ', MaxQuoteLength);
+        return (cut > 0 ? whole.Substring(0, cut) : whole.Substring(0, MaxQuoteLength)) + " \u2026";
+    }
+
     public static TextSpan DeclarationSpan(ISymbol symbol) =>
         symbol.DeclaringSyntaxReferences.FirstOrDefault()?.Span ?? default;
 

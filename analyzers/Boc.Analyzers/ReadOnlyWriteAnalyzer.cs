@@ -66,24 +66,71 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
                         when WrittenThrough(argument.Value, all, spawn) is { } origin:
                         Report(report, argument, origin, "passing it by ref");
                         break;
-                    case IInvocationOperation invocation when IsMutatingName(invocation.TargetMethod.Name):
-                        IOperation? receiver = invocation.Instance
-                            ?? (invocation.TargetMethod.IsExtensionMethod && invocation.Arguments.Length > 0 ? invocation.Arguments[0].Value : null);
-                        if (receiver is not null && all.Of(receiver) is { } taint && spawn.IsReadOnly(taint.Origin))
-                        {
-                            Report(report, invocation, taint.Origin, $"the call to '{invocation.TargetMethod.Name}'");
-                        }
-
+                    case IInvocationOperation invocation when WrittenArgument(invocation) is { } written
+                        && all.Of(written) is { } taint && spawn.IsReadOnly(taint.Origin):
+                        Report(report, invocation, taint.Origin, $"the call to '{invocation.TargetMethod.Name}'");
                         break;
                 }
             }
         }
     }
 
+    /// <summary>
+    /// The object a call writes, judged by names: the receiver of a method with a mutating name (the first argument of
+    /// an extension method, or of a static one of <c>Array</c>, <c>Buffer</c> or <c>CollectionsMarshal</c>:
+    /// <c>list.Add(x)</c>, <c>Array.Sort(a)</c>), an argument for a parameter named as a
+    /// destination (<c>Array.Copy(src, dst, n)</c>), the argument of <c>Random.Shuffle</c>. Methods of read-only
+    /// views (<c>Enumerable.Append</c> on an <c>IEnumerable&lt;T&gt;</c>) build new sequences and write nothing.
+    /// </summary>
+    private static IOperation? WrittenArgument(IInvocationOperation invocation)
+    {
+        IMethodSymbol method = invocation.TargetMethod;
+        foreach (IArgumentOperation argument in invocation.Arguments)
+        {
+            if (argument.Parameter?.Name is "destination" or "destinationArray" or "dst" or "dest")
+            {
+                return argument.Value;
+            }
+        }
+
+        if (method.Name == "Shuffle" && method.ContainingType?.ToDisplayString() == "System.Random" && invocation.Arguments.Length > 0)
+        {
+            return invocation.Arguments[0].Value;
+        }
+
+        if (!IsMutatingName(method.Name))
+        {
+            return null;
+        }
+
+        if (invocation.Instance is { } instance)
+        {
+            return Mutability.IsReadOnlyView(method.ContainingType) ? null : instance;
+        }
+
+        // Static helpers are trusted by name only where the BCL keeps its in-place operations; elsewhere a static
+        // method with a mutating name (Console.Write) usually writes something else.
+        bool inPlaceHelper = method.IsStatic && method.ContainingType?.ToDisplayString() is "System.Array" or "System.Buffer"
+            or "System.Runtime.InteropServices.CollectionsMarshal";
+        if ((method.IsExtensionMethod || inPlaceHelper) && invocation.Arguments.Length > 0
+            && !Mutability.IsReadOnlyView(invocation.Arguments[0].Parameter?.Type))
+        {
+            return invocation.Arguments[0].Value;
+        }
+
+        return null;
+    }
+
     /// <summary>The read-only acquired parameter whose state a write to <paramref name="target"/> changes, if any.</summary>
     private static IParameterSymbol? WrittenThrough(IOperation target, Taint taint, Spawn spawn)
     {
         IOperation stripped = Operations.Strip(target);
+        if (stripped is ILocalReferenceOperation refLocal && taint.RefInto(refLocal.Local) is { } into)
+        {
+            // ref long t = ref r.Total; t = 5;
+            return spawn.IsReadOnly(into.Origin) ? into.Origin : null;
+        }
+
         IOperation? container = stripped switch
         {
             IMemberReferenceOperation member => member.Instance,
@@ -104,7 +151,7 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
             current = Operations.Strip(outer);
         }
 
-        TaintInfo? info = taint.Of(current);
+        TaintInfo? info = taint.Of(current) ?? (current is ILocalReferenceOperation local ? taint.RefInto(local.Local) : null);
         return info is not null && spawn.IsReadOnly(info.Origin) ? info.Origin : null;
     }
 

@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Linq;
 using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp.Syntax;
 using Microsoft.CodeAnalysis.Diagnostics;
 using Microsoft.CodeAnalysis.Operations;
 using Microsoft.CodeAnalysis.Text;
@@ -20,7 +21,6 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
 
     private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
     {
-        Mutability mutability = index.Types.Mutability;
         foreach (Spawn spawn in index.Spawns)
         {
             if (spawn.Body?.Function is not { } function)
@@ -32,59 +32,110 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             // Symbols holding an enclosing behaviour's state are BOC101's business.
             var enclosing = index.EnclosingBehaviours(spawn.Invocation).Select(index.TaintOf).ToList();
             var seen = new HashSet<ISymbol>(SymbolEqualityComparer.Default);
-            bool reportedThis = false;
-            foreach (IOperation operation in index.BodyOperations(spawn))
+            var scan = new Scan(index, spawn, function, enclosing, seen, report);
+            List<(ILocalFunctionOperation Function, IOperation Via)> locals = index.LocalFunctionsRunBy(spawn);
+            scan.RunBy = new List<IOperation> { function };
+            scan.RunBy.AddRange(locals.Select(l => (IOperation)l.Function));
+            scan.Check(index.BodyOperations(spawn), declaredIn: function, via: null, through: null);
+
+            // Local functions declared outside the body that the body calls run inside the behaviour too: what they use
+            // is reported where the body calls them.
+            foreach ((ILocalFunctionOperation local, IOperation via) in locals)
             {
-                switch (operation)
-                {
-                    case ILocalReferenceOperation or IParameterReferenceOperation:
-                    {
-                        ISymbol symbol = Operations.ReferencedSymbol(operation)!;
-                        if (Operations.IsDeclaredInside(symbol, function) || enclosing.Any(t => t.Get(symbol) is not null)
-                            || !seen.Add(symbol))
-                        {
-                            continue;
-                        }
-
-                        if (CheckCapture(index, spawn, function, symbol) is { } message)
-                        {
-                            report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Syntax.GetLocation(), message));
-                        }
-
-                        break;
-                    }
-
-                    case IInstanceReferenceOperation { ReferenceKind: InstanceReferenceKind.ContainingTypeInstance } self when !reportedThis:
-                        if (ThisAccess(self, mutability) is { } access)
-                        {
-                            reportedThis = true;
-                            report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Parent!.Syntax.GetLocation(),
-                                $"The behaviour uses 'this' ({access}); the object's mutable state is shared with every other thread that holds it: pass what the body needs as immutable values, or keep the state in a cown"));
-                        }
-
-                        break;
-                    case IFieldReferenceOperation { Field: { IsStatic: true, IsConst: false } field } when IsMutableStatic(field, mutability):
-                        report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Syntax.GetLocation(),
-                            $"The behaviour uses the mutable static '{field.Name}', shared by every thread; keep it in a cown or make it readonly and immutable"));
-                        break;
-                    case IPropertyReferenceOperation { Property: { IsStatic: true } property } when property.Locations.Any(l => l.IsInSource)
-                        && (property.SetMethod is { IsInitOnly: false } || mutability.IsMutable(property.Type)):
-                        report(Diagnostic.Create(Descriptors.SharedMutableCapture, operation.Syntax.GetLocation(),
-                            $"The behaviour uses the mutable static '{property.Name}', shared by every thread; keep it in a cown or make it immutable"));
-                        break;
-                }
+                scan.Check(BehaviourIndex.OperationsOf(local), declaredIn: local, via, through: local.Symbol.Name);
             }
 
             CheckStateArgument(index, spawn, function, enclosing, report);
         }
     }
 
-    private static string? CheckCapture(BehaviourIndex index, Spawn spawn, IOperation function, ISymbol symbol)
+    /// <summary>One pass over the operations a behaviour runs (its body, or a local function it calls).</summary>
+    private sealed class Scan
     {
+        private readonly BehaviourIndex _index;
+        private readonly Spawn _spawn;
+        private readonly IOperation _function;
+        private readonly List<Taint> _enclosing;
+        private readonly HashSet<ISymbol> _seen;
+        private readonly System.Action<Diagnostic> _report;
+        private readonly HashSet<(IOperation, ISymbol)> _reportedVia = new();
+        private bool _reportedThis;
+
+        public Scan(BehaviourIndex index, Spawn spawn, IOperation function, List<Taint> enclosing, HashSet<ISymbol> seen, System.Action<Diagnostic> report)
+        {
+            _index = index;
+            _spawn = spawn;
+            _function = function;
+            _enclosing = enclosing;
+            _seen = seen;
+            _report = report;
+        }
+
+        /// <summary>The body and the local functions it runs in place: writes there are writes by the behaviour.</summary>
+        public List<IOperation> RunBy { get; set; } = new();
+
+        public void Check(IEnumerable<IOperation> operations, IOperation declaredIn, IOperation? via, string? through)
+        {
+            Mutability mutability = _index.Mutability;
+            string suffix = through is null ? "" : $" (in local function '{through}', which the behaviour calls)";
+            foreach (IOperation operation in operations)
+            {
+                switch (operation)
+                {
+                    case ILocalReferenceOperation or IParameterReferenceOperation:
+                    {
+                        ISymbol symbol = Operations.ReferencedSymbol(operation)!;
+                        if (Operations.IsDeclaredInside(symbol, declaredIn) || Operations.IsDeclaredInside(symbol, _function)
+                            || _enclosing.Any(t => t.Get(symbol) is not null) || !_seen.Add(symbol))
+                        {
+                            continue;
+                        }
+
+                        if (CheckCapture(_index, _spawn, RunBy, symbol) is { } message)
+                        {
+                            Report(via ?? operation, message + suffix);
+                        }
+
+                        break;
+                    }
+
+                    case IInstanceReferenceOperation { ReferenceKind: InstanceReferenceKind.ContainingTypeInstance } self when !_reportedThis:
+                        if (ThisAccess(self, mutability) is { } access)
+                        {
+                            _reportedThis = true;
+                            Report(via ?? operation.Parent!,
+                                $"The behaviour uses 'this' ({access}){suffix}; the object's mutable state is shared with every other thread that holds it: pass what the body needs as immutable values, or keep the state in a cown");
+                        }
+
+                        break;
+                    case IFieldReferenceOperation { Field: { IsStatic: true, IsConst: false } field } when IsMutableStatic(field, mutability) && Once(via, field):
+                        Report(via ?? operation,
+                            $"The behaviour uses the mutable static '{field.Name}'{suffix}, shared by every thread; keep it in a cown or make it readonly and immutable");
+                        break;
+                    case IPropertyReferenceOperation { Property: { IsStatic: true } property } when property.Locations.Any(l => l.IsInSource)
+                        && (property.SetMethod is { IsInitOnly: false } || (mutability.IsMutable(property.Type) && !InitializedShareable(property)))
+                        && Once(via, property):
+                        Report(via ?? operation,
+                            $"The behaviour uses the mutable static '{property.Name}'{suffix}, shared by every thread; keep it in a cown or make it immutable");
+                        break;
+                }
+            }
+        }
+
+        /// <summary>Every use in the body is reported; through a local function, once per call.</summary>
+        private bool Once(IOperation? via, ISymbol symbol) => via is null || _reportedVia.Add((via, symbol));
+
+        private void Report(IOperation at, string message) =>
+            _report(Diagnostic.Create(Descriptors.SharedMutableCapture, at.Syntax.GetLocation(), message));
+    }
+
+    private static string? CheckCapture(BehaviourIndex index, Spawn spawn, List<IOperation> runBy, ISymbol symbol)
+    {
+        IOperation function = runBy[0];
         List<IOperation> references = index.References.TryGetValue(symbol, out List<IOperation>? list) ? list : new List<IOperation>();
         List<IOperation> writes = references.Where(Operations.IsWrite).ToList();
         string name = symbol.Name;
-        if (writes.Any(w => Operations.IsInside(w, function)))
+        if (writes.Any(w => runBy.Any(f => Operations.IsInside(w, f))))
         {
             return $"'{name}' is captured and assigned inside the behaviour, which runs concurrently with the spawning code: copy it into a local declared inside the body, or keep it in a cown";
         }
@@ -100,8 +151,10 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
         }
 
         ITypeSymbol? type = symbol switch { ILocalSymbol l => l.Type, IParameterSymbol p => p.Type, _ => null };
-        if (!index.Types.Mutability.IsMutable(type))
+        if (!index.Mutability.IsMutable(type)
+            || (symbol is ILocalSymbol local && index.LocalValues.TryGetValue(local, out List<IOperation>? values) && values.All(Mutability.IsShareableValue)))
         {
+            // Immutable, or only ever a shareable instance (var rng = Random.Shared).
             return null;
         }
 
@@ -110,7 +163,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             return $"'{name}' is a parameter of mutable type '{type!.ToDisplayString()}': the caller still holds it while the behaviour runs; pass an immutable copy or keep it in a cown";
         }
 
-        if (SharedOutside(spawn, function, symbol, references))
+        if (SharedOutside(spawn, runBy, symbol, references))
         {
             return $"'{name}' is a mutable '{type!.ToDisplayString()}' that the spawning code (or another spawn) also uses: the accesses race; give the behaviour its own copy, or keep the object in a cown";
         }
@@ -127,7 +180,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
         }
 
         IOperation value = Operations.Strip(state.Value);
-        Mutability mutability = index.Types.Mutability;
+        Mutability mutability = index.Mutability;
         if (value is IFieldReferenceOperation { Field: { IsStatic: true, IsConst: false } field } && IsMutableStatic(field, mutability))
         {
             report(Diagnostic.Create(Descriptors.SharedMutableCapture, state.Syntax.GetLocation(),
@@ -157,12 +210,12 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
         index.References.TryGetValue(symbol, out List<IOperation>? references)
         && references.Any(r => Operations.ReachableAfter(spawn.Invocation, r));
 
-    private static bool SharedOutside(Spawn spawn, IOperation function, ISymbol symbol, List<IOperation> references)
+    private static bool SharedOutside(Spawn spawn, List<IOperation> runBy, ISymbol symbol, List<IOperation> references)
     {
         IOperation? spawnFunction = Operations.EnclosingFunction(spawn.Invocation);
         foreach (IOperation reference in references)
         {
-            if (reference is ILocalReferenceOperation { IsDeclaration: true } || Operations.IsInside(reference, function))
+            if (reference is ILocalReferenceOperation { IsDeclaration: true } || runBy.Any(f => Operations.IsInside(reference, f)))
             {
                 continue;
             }
@@ -270,6 +323,54 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             return false;
         }
 
-        return !field.IsReadOnly || mutability.IsMutable(field.Type);
+        return !field.IsReadOnly || (mutability.IsMutable(field.Type) && !InitializedShareable(field));
+    }
+
+    /// <summary>
+    /// A readonly static field or get-only static property initialised with a known shareable instance
+    /// (<c>static readonly Random s_random = Random.Shared;</c>). Read from the declaration's syntax: the member lives
+    /// outside the block under analysis, so no operation tree of it is at hand.
+    /// </summary>
+    private static bool InitializedShareable(ISymbol member)
+    {
+        foreach (SyntaxReference reference in member.DeclaringSyntaxReferences)
+        {
+            ExpressionSyntax? value = reference.GetSyntax() switch
+            {
+                VariableDeclaratorSyntax declarator => declarator.Initializer?.Value,
+                PropertyDeclarationSyntax { AccessorList: null, ExpressionBody: { } body } => body.Expression,
+                PropertyDeclarationSyntax { Initializer: { } initializer } => initializer.Value,
+                _ => null,
+            };
+            string? named = value switch
+            {
+                MemberAccessExpressionSyntax access => access.ToString(),
+                InvocationExpressionSyntax { Expression: MemberAccessExpressionSyntax access } => access.ToString(),
+                _ => null,
+            };
+            ITypeSymbol? type = member switch { IFieldSymbol f => f.Type, IPropertySymbol p => p.Type, _ => null };
+            if (named is not null && type is INamedTypeSymbol declared && KnownTypes.ShareableMembers.Any(id => Matches(id, declared, named)))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>Whether <paramref name="written"/> (<c>Random.Shared</c>, <c>System.Random.Shared</c>) names the member with documentation ID <paramref name="id"/> of <paramref name="type"/>.</summary>
+    private static bool Matches(string id, INamedTypeSymbol type, string written)
+    {
+        string typeName = type.ToDisplayString();
+        int paren = id.IndexOf('(');
+        string memberId = (paren < 0 ? id : id.Substring(0, paren)).Substring(2);
+        if (!memberId.StartsWith(typeName + ".", System.StringComparison.Ordinal))
+        {
+            return false;
+        }
+
+        string member = memberId.Substring(typeName.Length + 1);
+        string simple = written.Replace("global::", "");
+        return simple == typeName + "." + member || simple == type.Name + "." + member;
     }
 }

@@ -138,10 +138,8 @@ internal sealed class Spawn
         {
             case IArrayCreationOperation { Initializer: { } initializer } when initializer.ElementValues.Length > 0:
                 return initializer.ElementValues.All(e => IsReadOnlyCownExpression(e, types));
-            // ICollectionExpressionOperation is Roslyn 4.9+, and the analyzer builds against 4.8: match the kind by name
-            // (the running compiler's enum knows it) and read its elements as the children they are.
-            case { } collection when collection.Kind.ToString() == "CollectionExpression" && collection.ChildOperations.Count > 0:
-                return collection.ChildOperations.All(e => IsReadOnlyCownExpression(e, types));
+            case { } collection when RoslynCompat.IsCollectionExpression(collection) && collection.ChildOperations.Count > 0:
+                return RoslynCompat.CollectionElements(collection).All(e => IsReadOnlyCownExpression(e, types));
         }
 
         ITypeSymbol? type = stripped.Type;
@@ -164,11 +162,19 @@ internal sealed class Spawn
 internal sealed class BehaviourIndex
 {
     private readonly Dictionary<IOperation, Spawn> _spawnByFunction = new();
+    private readonly Dictionary<IOperation, Spawn> _spawnByInvocation = new();
     private readonly Dictionary<Spawn, Taint> _taints = new();
 
-    private BehaviourIndex(BocTypes types) => Types = types;
+    private BehaviourIndex(BocTypes types, Mutability mutability)
+    {
+        Types = types;
+        Mutability = mutability;
+    }
 
     public BocTypes Types { get; }
+
+    /// <summary>The mutability model for this block's file (it depends on the file's <c>.editorconfig</c> options).</summary>
+    public Mutability Mutability { get; }
 
     public List<Spawn> Spawns { get; } = new();
 
@@ -181,9 +187,9 @@ internal sealed class BehaviourIndex
     /// <summary>Values assigned to each local (declarator initialisers and plain assignments).</summary>
     public Dictionary<ILocalSymbol, List<IOperation>> LocalValues { get; } = new(SymbolEqualityComparer.Default);
 
-    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types)
+    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability)
     {
-        var index = new BehaviourIndex(types);
+        var index = new BehaviourIndex(types, mutability);
         foreach (IOperation block in blocks)
         {
             foreach (IOperation operation in block.DescendantsAndSelf())
@@ -193,6 +199,7 @@ internal sealed class BehaviourIndex
                 {
                     case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
                         index.Spawns.Add(spawn);
+                        index._spawnByInvocation[invocation] = spawn;
                         break;
                     case ILocalFunctionOperation localFunction:
                         index.LocalFunctions[localFunction.Symbol] = localFunction;
@@ -237,6 +244,76 @@ internal sealed class BehaviourIndex
             }
 
             return taint;
+        }
+    }
+
+    /// <summary>The spawn this invocation makes, if it is a call to <c>When</c>/<c>WhenAsync</c>.</summary>
+    public Spawn? SpawnOfInvocation(IOperation invocation) => _spawnByInvocation.TryGetValue(invocation, out Spawn? spawn) ? spawn : null;
+
+    /// <summary>
+    /// Local functions declared outside the body that the body runs in place: called, or passed as a method group to
+    /// code that is not offloaded, directly or through other such local functions. Each comes with the operation in the
+    /// body through which it is reached (where a finding inside it is reported).
+    /// </summary>
+    public List<(ILocalFunctionOperation Function, IOperation Via)> LocalFunctionsRunBy(Spawn spawn)
+    {
+        var found = new List<(ILocalFunctionOperation, IOperation)>();
+        if (spawn.Body?.Function is not { } function)
+        {
+            return found;
+        }
+
+        var seen = new HashSet<IOperation> { function };
+        var pending = new Queue<(IEnumerable<IOperation> Operations, IOperation? Via)>();
+        pending.Enqueue((BodyOperations(spawn, skipOffloaded: true), null));
+        while (pending.Count > 0)
+        {
+            (IEnumerable<IOperation> operations, IOperation? via) = pending.Dequeue();
+            foreach (IOperation operation in operations)
+            {
+                IMethodSymbol? target = operation switch
+                {
+                    IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call => call.TargetMethod,
+                    IMethodReferenceOperation { Method.MethodKind: MethodKind.LocalFunction } reference when !Operations.IsOffloaded(reference.Parent ?? reference) => reference.Method,
+                    _ => null,
+                };
+                if (target is null || !LocalFunctions.TryGetValue(target.OriginalDefinition, out ILocalFunctionOperation? local)
+                    || Operations.IsInside(local, function) || !seen.Add(local))
+                {
+                    continue;
+                }
+
+                IOperation reachedVia = via ?? operation;
+                found.Add((local, reachedVia));
+                pending.Enqueue((OperationsOf(local), reachedVia));
+            }
+        }
+
+        return found;
+    }
+
+    /// <summary>The operations of a local function's body, without functions it hands to another thread.</summary>
+    public static IEnumerable<IOperation> OperationsOf(ILocalFunctionOperation local)
+    {
+        var stack = new Stack<IOperation>();
+        if ((local.Body ?? local.IgnoredBody) is { } body)
+        {
+            stack.Push(body);
+        }
+
+        while (stack.Count > 0)
+        {
+            IOperation current = stack.Pop();
+            yield return current;
+            foreach (IOperation child in current.ChildOperations.Reverse())
+            {
+                if (child is IAnonymousFunctionOperation && Operations.IsOffloaded(child))
+                {
+                    continue;
+                }
+
+                stack.Push(child);
+            }
         }
     }
 

@@ -35,6 +35,7 @@ internal sealed class Taint
     private const int MaxPasses = 8;
 
     private readonly Dictionary<ISymbol, TaintInfo> _map = new(SymbolEqualityComparer.Default);
+    private readonly Dictionary<ILocalSymbol, TaintInfo> _refs = new(SymbolEqualityComparer.Default);
     private readonly Mutability _mutability;
 
     private Taint(Mutability mutability) => _mutability = mutability;
@@ -45,9 +46,15 @@ internal sealed class Taint
 
     public TaintInfo? Get(ISymbol? symbol) => symbol is not null && _map.TryGetValue(symbol, out TaintInfo? info) ? info : null;
 
+    /// <summary>
+    /// For a <c>ref</c> local that points into acquired state (<c>ref long t = ref s.Total;</c>), where it points: a
+    /// write to the local is a write to that state.
+    /// </summary>
+    public TaintInfo? RefInto(ILocalSymbol local) => _refs.TryGetValue(local, out TaintInfo? info) ? info : null;
+
     public static Taint Compute(BehaviourIndex index, Spawn spawn, System.Func<IParameterSymbol, bool>? include = null)
     {
-        var taint = new Taint(index.Types.Mutability);
+        var taint = new Taint(index.Mutability);
         foreach (IParameterSymbol parameter in spawn.Acquired)
         {
             if (include is null || include(parameter))
@@ -100,19 +107,25 @@ internal sealed class Taint
                 return OfInvocation(invocation);
             case IConditionalOperation conditional:
                 return Of(conditional.WhenTrue) ?? Of(conditional.WhenFalse);
+            case ISwitchExpressionOperation switchExpression:
+                return switchExpression.Arms.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null);
             case ICoalesceOperation coalesce:
                 return Of(coalesce.Value) ?? Of(coalesce.WhenNull);
             case ITupleOperation tuple:
                 return tuple.Elements.Select(Of).FirstOrDefault(t => t is not null)?.AsPart();
-            case IObjectCreationOperation creation when _mutability.IsMutable(creation.Type):
+            case IObjectCreationOperation creation when _mutability.IsMutable(creation.Type) || Mutability.IsReadOnlyView(creation.Type):
+                // What the new object holds: its constructor arguments and the values its initializer stores.
                 return (creation.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null)
-                    ?? (creation.Initializer is null ? null : FirstUse(creation.Initializer)))?.AsPart();
+                    ?? (creation.Initializer is null ? null : OfInitializer(creation.Initializer)))?.AsPart();
             case IDelegateCreationOperation creation:
                 return Of(creation.Target);
             case IAnonymousFunctionOperation lambda:
                 return FirstUse(lambda.Body)?.AsPart();
             case IMethodReferenceOperation method when method.Method.MethodKind == MethodKind.LocalFunction:
                 return Get(method.Method.OriginalDefinition)?.AsPart();
+            case IMethodReferenceOperation { Instance: { } target }:
+                // A method group of the state (s.OnTick) carries the state with it.
+                return Of(target)?.AsPart();
             default:
                 return null;
         }
@@ -132,6 +145,12 @@ internal sealed class Taint
         return null;
     }
 
+    /// <summary>
+    /// A call returns (part of) the acquired state if it returns a mutable object, or a read-only view (a deferred LINQ
+    /// query, <c>AsReadOnly()</c>), built from a tainted receiver or, for static and extension methods, from a tainted
+    /// argument. A copying call (<c>ToList</c>, <c>ToArray</c>, <c>Clone</c>, ...) ends the chain only if the copy's
+    /// elements are immutable: a copied list of mutable objects still shares the objects.
+    /// </summary>
     private TaintInfo? OfInvocation(IInvocationOperation invocation)
     {
         IMethodSymbol method = invocation.TargetMethod;
@@ -141,14 +160,46 @@ internal sealed class Taint
             return localFunction.AsPart();
         }
 
-        if (!_mutability.IsMutable(invocation.Type) || IsCopying(method))
+        ITypeSymbol? type = invocation.Type;
+        if (!_mutability.IsMutable(type) && !Mutability.IsReadOnlyView(type))
+        {
+            return null;
+        }
+
+        if (IsCopying(method) && !_mutability.IsMutable(ElementType(type)))
         {
             return null;
         }
 
         IOperation? receiver = invocation.Instance
             ?? (method.IsExtensionMethod && invocation.Arguments.Length > 0 ? invocation.Arguments[0].Value : null);
-        return Of(receiver)?.AsPart();
+        TaintInfo? source = Of(receiver);
+        if (source is null && (method.IsStatic || method.IsExtensionMethod))
+        {
+            source = invocation.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null);
+        }
+
+        return source?.AsPart();
+    }
+
+    /// <summary>The values an object or collection initializer stores in the new object.</summary>
+    private TaintInfo? OfInitializer(IObjectOrCollectionInitializerOperation initializer)
+    {
+        foreach (IOperation part in initializer.Initializers)
+        {
+            TaintInfo? stored = part switch
+            {
+                IAssignmentOperation assignment => Of(assignment.Value),
+                IInvocationOperation add => add.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null),
+                _ => FirstUse(part),
+            };
+            if (stored is not null)
+            {
+                return stored;
+            }
+        }
+
+        return null;
     }
 
     /// <summary>Calls that build a new object from their receiver (ToList, ToArray, ToDictionary, Clone, ...).</summary>
@@ -156,10 +207,33 @@ internal sealed class Taint
         (method.Name.StartsWith("To", System.StringComparison.Ordinal) && method.Name.Length > 2 && char.IsUpper(method.Name[2]))
         || method.Name is "Clone" or "Copy" or "Snapshot";
 
+    /// <summary>The element type of an array or sequence type, or the type itself for anything else.</summary>
+    public static ITypeSymbol? ElementType(ITypeSymbol? type)
+    {
+        if (type is IArrayTypeSymbol array)
+        {
+            return array.ElementType;
+        }
+
+        if (type is INamedTypeSymbol named)
+        {
+            INamedTypeSymbol? sequence = named.AllInterfaces.Concat(new[] { named })
+                .FirstOrDefault(i => i.OriginalDefinition.SpecialType == SpecialType.System_Collections_Generic_IEnumerable_T);
+            if (sequence is not null)
+            {
+                return sequence.TypeArguments[0];
+            }
+        }
+
+        return type;
+    }
+
     private bool Propagate(IOperation operation)
     {
         switch (operation)
         {
+            case IVariableDeclaratorOperation { Symbol.RefKind: RefKind.Ref } refDeclarator when refDeclarator.GetVariableInitializer() is { } refInitializer:
+                return AddRef(refDeclarator.Symbol, RefTarget(refInitializer.Value));
             case IVariableDeclaratorOperation declarator when declarator.GetVariableInitializer() is { } initializer:
                 return Add(declarator.Symbol, Of(initializer.Value));
             case ISimpleAssignmentOperation { Target: ILocalReferenceOperation target } assignment:
@@ -179,6 +253,30 @@ internal sealed class Taint
 
             case IIsPatternOperation pattern when Of(pattern.Value) is { } matched:
                 return AddPatternLocals(pattern.Pattern, matched);
+            case ISwitchOperation switchStatement when Of(switchStatement.Value) is { } switched:
+            {
+                bool changed = false;
+                foreach (IPatternCaseClauseOperation clause in switchStatement.Cases.SelectMany(c => c.Clauses).OfType<IPatternCaseClauseOperation>())
+                {
+                    changed |= AddPatternLocals(clause.Pattern, switched);
+                }
+
+                return changed;
+            }
+
+            case ISwitchExpressionOperation switchExpression when Of(switchExpression.Value) is { } switchedOn:
+            {
+                bool changed = false;
+                foreach (ISwitchExpressionArmOperation arm in switchExpression.Arms)
+                {
+                    changed |= AddPatternLocals(arm.Pattern, switchedOn);
+                }
+
+                return changed;
+            }
+
+            case IInvocationOperation invocation:
+                return AddLambdaParameters(invocation);
             case ILocalFunctionOperation localFunction when localFunction.Body is { } localBody && FirstUse(localBody) is { } used:
                 return Add(localFunction.Symbol.OriginalDefinition, used.AsPart());
             default:
@@ -233,13 +331,99 @@ internal sealed class Taint
         bool changed = false;
         foreach (IOperation part in pattern.DescendantsAndSelf())
         {
-            if (part is IDeclarationPatternOperation { DeclaredSymbol: ILocalSymbol local })
+            ISymbol? declared = part switch
             {
-                changed |= Add(local, part == pattern ? matched : matched.AsPart());
+                IDeclarationPatternOperation declaration => declaration.DeclaredSymbol,
+                IRecursivePatternOperation recursive => recursive.DeclaredSymbol,
+                IListPatternOperation list => list.DeclaredSymbol,
+                _ => null,
+            };
+            if (declared is ILocalSymbol local)
+            {
+                changed |= part == pattern ? Add(local, matched) : AddIfMutable(local, local.Type, matched.AsPart());
             }
         }
 
         return changed;
+    }
+
+    /// <summary>
+    /// A lambda handed to a call on (or with) acquired state receives its elements (<c>s.Items.ForEach(i => ...)</c>,
+    /// <c>Parallel.ForEach(s.Items, i => ...)</c>): its parameters of mutable type are parts of that state.
+    /// </summary>
+    private bool AddLambdaParameters(IInvocationOperation invocation)
+    {
+        // Cheap test first: this runs for every call in the body on every pass.
+        if (!invocation.Arguments.Any(a => Operations.Strip(a.Value) is IDelegateCreationOperation or IAnonymousFunctionOperation))
+        {
+            return false;
+        }
+
+        TaintInfo? source = null;
+        foreach (IOperation? value in invocation.Arguments.Select(a => a.Value).Prepend(invocation.Instance))
+        {
+            if (value is not null && Operations.Strip(value) is not (IDelegateCreationOperation or IAnonymousFunctionOperation)
+                && Of(value) is { } tainted)
+            {
+                source = tainted;
+                break;
+            }
+        }
+
+        if (source is null)
+        {
+            return false;
+        }
+
+        bool changed = false;
+        foreach (IArgumentOperation argument in invocation.Arguments)
+        {
+            IOperation value = Operations.Strip(argument.Value);
+            if (value is IDelegateCreationOperation creation)
+            {
+                value = Operations.Strip(creation.Target);
+            }
+
+            if (value is IAnonymousFunctionOperation lambda)
+            {
+                foreach (IParameterSymbol parameter in lambda.Symbol.Parameters)
+                {
+                    changed |= AddIfMutable(parameter, parameter.Type, source.AsPart());
+                }
+            }
+        }
+
+        return changed;
+    }
+
+    /// <summary>Where a <c>ref</c> initializer points, if into acquired state: a member or element of it, or another such ref local.</summary>
+    private TaintInfo? RefTarget(IOperation value)
+    {
+        IOperation stripped = Operations.Strip(value);
+        switch (stripped)
+        {
+            case ILocalReferenceOperation local when RefInto(local.Local) is { } through:
+                return through;
+            case IMemberReferenceOperation { Instance: { } instance }:
+                return Of(instance) ?? (Operations.Strip(instance) is ILocalReferenceOperation refLocal ? RefInto(refLocal.Local) : null);
+            case IArrayElementReferenceOperation element:
+                return Of(element.ArrayReference);
+            case IInvocationOperation { TargetMethod.ReturnsByRef: true } call:
+                return Of(call.Instance) ?? call.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null);
+            default:
+                return null;
+        }
+    }
+
+    private bool AddRef(ILocalSymbol local, TaintInfo? info)
+    {
+        if (info is null || _refs.ContainsKey(local))
+        {
+            return false;
+        }
+
+        _refs[local] = info.AsPart();
+        return true;
     }
 
     private bool AddIfMutable(ISymbol symbol, ITypeSymbol type, TaintInfo info) =>

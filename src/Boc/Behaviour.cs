@@ -45,6 +45,23 @@ namespace Boc;
 //   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (see below).
 //   4. Resolve the extra unit, together with the units of the cowns this spawner found free in phase 1 (one atomic
 //      add; none at all when every cown was free, since then no other thread can reach the countdown).
+//   Note what "Scheduled" therefore promises a successor: not only that its predecessor has exchanged on all its cowns,
+//   but, because the predecessor waited in turn before linking, that so has everything queued ahead of it. A spawner
+//   that links behind P on one cown and then moves on to another relies on that: whatever is ahead of P there has
+//   already taken its place.
+//
+// One cown (Behaviour.EnqueueOne, the reference runtime's schedule_one). With a single request there is nothing to sort
+// or merge and no other queue to be linked into, so phases 1 and 2 collapse: Exchange; if there is a predecessor, wait
+// for it to be Scheduled (the promise above must hold for us too, so we may not set our flag before that), set our
+// own flag, and only then link. The countdown is 1 and there is no extra unit: from the link on, the predecessor may
+// give us the turn and we may run, so the spawner touches the behaviour no more; before the link no one can reach the
+// countdown. Exactly one party resolves it: the spawner (empty queue, no active readers), a predecessor's release
+// (Grant), or the last reader leaving (the pending writer of GrantWrite). A reader that takes the turn from an empty
+// queue counts itself in and passes the turn on before it is dispatched, as every reader does.
+//   (A first version set the flag before the Exchange, so that the Exchange would publish it. That breaks the promise:
+//   a two-cown spawner could link behind the one-cown behaviour, move on, and overtake on its second cown the
+//   two-cown behaviour queued just ahead of the one-cown one: opposite orders on two cowns, a deadlock. The oracle
+//   stress tests found it.)
 //
 // Completion (Behaviour.Finish): writers pass the turn on (PassOn), readers count themselves out (LeaveRead).
 //
@@ -214,8 +231,15 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     internal void Enqueue()
     {
         AssertLive();
-        SortAndMerge();
         int count = _slotCount;
+        if (count == 1)
+        {
+            EnqueueOne();
+            return;
+        }
+
+        SortAndMerge();
+        count = _slotCount;
 
         // Plain write: the first Exchange in phase 1 is a full fence that publishes it (and the slots).
         _countdown = count + 1;
@@ -284,6 +308,16 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             return false;
         }
 
+        LinkBehind(previous, cown);
+        return false;
+    }
+
+    /// <summary>Phase 1's link: makes this behaviour the successor of <paramref name="previous"/> on <paramref name="cown"/>.</summary>
+    private void LinkBehind(Behaviour previous, Cown cown) => Link(ref WaitUntilScheduled(previous, cown));
+
+    /// <summary>Waits until <paramref name="previous"/>'s request on <paramref name="cown"/> is Scheduled; returns that slot.</summary>
+    private static ref Slot WaitUntilScheduled(Behaviour previous, Cown cown)
+    {
         previous.AssertLive();
         ref Slot previousSlot = ref previous.SlotFor(cown);
 
@@ -303,13 +337,69 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             }
         }
 
+        return ref previousSlot;
+    }
+
+    /// <summary>Links this behaviour behind the (Scheduled) request <paramref name="previousSlot"/>.</summary>
+    private void Link(ref Slot previousSlot)
+    {
 #if DEBUG
         previousSlot.NextGeneration = _generation;
 #endif
 
         // Release semantics: the predecessor's PassOn reads Next and then touches this behaviour.
         Volatile.Write(ref previousSlot.Next, this);
-        return false;
+    }
+
+    /// <summary>
+    /// The one-cown spawn (the reference runtime's <c>schedule_one</c>): no sort, no merge, no phase 2, no extra
+    /// countdown unit. See "One cown" in the protocol comment for why each step may be skipped.
+    /// </summary>
+    private void EnqueueOne()
+    {
+        ref Slot slot = ref SlotAt(0);
+        Cown cown = slot.Target;
+
+        // Plain write: the Exchange below is a full fence that publishes it (and the slot).
+        _countdown = 1;
+        Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
+        if (previous is not null)
+        {
+            // Wait for the predecessor to be Scheduled before we say we are ("One cown" above), then link. From the link
+            // on the predecessor may give us the turn and we may run: the spawner must not touch the behaviour again.
+            ref Slot previousSlot = ref WaitUntilScheduled(previous, cown);
+            Volatile.Write(ref slot.State, Slot.Scheduled);
+            Link(ref previousSlot);
+            return;
+        }
+
+        // The queue was empty: nothing is ahead of us, so a successor may link at once.
+        if (slot.IsRead)
+        {
+            // Count in as a reader, then pass the turn on before the body can run, as Grant does for every reader.
+            Interlocked.Increment(ref cown.ReadState);
+            Volatile.Write(ref slot.State, Slot.Scheduled);
+            Behaviour? next = PassOn(ref slot);
+            if (next is not null)
+            {
+                Grant(next, cown);
+            }
+
+            _runtime!.Dispatcher.Dispatch(this);
+            return;
+        }
+
+        Volatile.Write(ref slot.State, Slot.Scheduled);
+
+        // A writer with the turn still waits for readers that left the queue but still run; with the turn ours none
+        // can join, so a zero seen here stays zero.
+        if (Volatile.Read(ref cown.ReadState) == 0)
+        {
+            _runtime!.Dispatcher.Dispatch(this);
+            return;
+        }
+
+        GrantWrite(this, cown);
     }
 
     /// <summary>Phase 2 for one slot.</summary>

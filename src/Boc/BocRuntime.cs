@@ -47,11 +47,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly Lock _quiescenceLock = new();
     private readonly BocScheduler? _ownedScheduler;
 
-    // Behaviours accepted but not finished. Incremented before enqueuing, decremented after release and delivery, so
-    // zero means nothing is queued, running, or about to release. Written by every spawn and every completion, so it
-    // sits on a cache line of its own: sharing one with the fields every spawn only reads would make each of those
-    // reads a cache miss.
-    private PaddedCounter _pending;
+    // Behaviours accepted but not finished: counted in before enqueuing, out after release and delivery, so "none
+    // pending" means nothing is queued, running, or about to release. Striped per processor (see PendingCount).
+    private readonly PendingCount _pending = new();
     private int _disposed;
     private TaskCompletionSource? _nextQuiescence;
 
@@ -195,7 +193,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         }
         catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
         {
-            throw new BocShutdownCanceledException(Interlocked.Read(ref _pending.Value), canceled, cancellationToken);
+            throw new BocShutdownCanceledException(_pending.Estimate(), canceled, cancellationToken);
         }
 
         if (_ownedScheduler is { } scheduler)
@@ -219,7 +217,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     {
         // Count first, then check for disposal: with both accesses fenced, either this spawn sees the flag, or the
         // disposer's wait sees the count (a Dekker pair), so a drain can never miss an accepted behaviour.
-        Interlocked.Increment(ref _pending.Value);
+        _pending.Spawned();
         if (Volatile.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
@@ -231,7 +229,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     internal void OnBehaviourFinished()
     {
-        if (Interlocked.Decrement(ref _pending.Value) == 0)
+        // Only while someone waits does a completion look at the other stripes (PendingCount explains why no
+        // quiescent moment is missed this way).
+        if (_pending.Finished() && _pending.IsQuiescent())
         {
             SignalQuiescence();
         }
@@ -314,25 +314,33 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     private Task QuiescentAsync()
     {
-        if (Interlocked.Read(ref _pending.Value) == 0)
+        if (_pending.IsQuiescent())
         {
             return Task.CompletedTask;
         }
 
+        TaskCompletionSource? earlier;
         lock (_quiescenceLock)
         {
-            // Re-check under the lock: SignalQuiescence takes the same lock after the count reaches zero, so either it
-            // sees our waiter or we see zero here.
-            if (Interlocked.Read(ref _pending.Value) == 0)
+            // Register, then look again: either this check sees the last completion, or the last finisher sees the
+            // registration and signals (PendingCount's remarks).
+            _pending.SetWaiting(true);
+            if (!_pending.IsQuiescent())
             {
-                return Task.CompletedTask;
+                // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
+                // must not run the waiter's continuation inline.
+                _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                return _nextQuiescence.Task;
             }
 
-            // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
-            // must not run the waiter's continuation inline.
-            _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            return _nextQuiescence.Task;
+            // Quiescent after all: release the waiters registered before us too (the moment is theirs as well).
+            earlier = _nextQuiescence;
+            _nextQuiescence = null;
+            _pending.SetWaiting(false);
         }
+
+        earlier?.TrySetResult();
+        return Task.CompletedTask;
     }
 
     private void SignalQuiescence()
@@ -340,18 +348,19 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         TaskCompletionSource? waiters;
         lock (_quiescenceLock)
         {
-            // A spawn may have raced in after our decrement; then this is not a quiescent moment, and whoever brings
-            // the count to zero next will signal.
-            if (Interlocked.Read(ref _pending.Value) != 0)
+            // Several finishers may get here for one quiescent moment, and a spawn may have raced in since the check:
+            // then this is not a quiescent moment, the registration stays, and a later finisher signals.
+            if (_nextQuiescence is null || !_pending.IsQuiescent())
             {
                 return;
             }
 
             waiters = _nextQuiescence;
             _nextQuiescence = null;
+            _pending.SetWaiting(false);
         }
 
-        waiters?.TrySetResult();
+        waiters.TrySetResult();
     }
 
     private void Keep(Exception error)

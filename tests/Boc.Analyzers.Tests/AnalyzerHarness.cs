@@ -68,7 +68,8 @@ internal static partial class AnalyzerHarness
         new SharedMutableCaptureAnalyzer(),
         new ReadOnlyWriteAnalyzer(),
         new BlockingCallAnalyzer(),
-        new AsyncVoidBodyAnalyzer());
+        new AsyncVoidBodyAnalyzer(),
+        new SelfWaitAnalyzer());
 
     public static ImmutableArray<MetadataReference> References => s_references.Value;
 
@@ -80,24 +81,43 @@ internal static partial class AnalyzerHarness
             References.AddRange(extra ?? []),
             new CSharpCompilationOptions(kind, nullableContextOptions: NullableContextOptions.Enable));
 
-    public static async Task<ImmutableArray<Diagnostic>> AnalyzeAsync(Compilation compilation, ImmutableArray<DiagnosticAnalyzer>? analyzers = null)
+    public static async Task<ImmutableArray<Diagnostic>> AnalyzeAsync(Compilation compilation, ImmutableArray<DiagnosticAnalyzer>? analyzers = null,
+        IReadOnlyDictionary<string, string>? editorConfig = null)
     {
         ImmutableArray<Diagnostic> errors = compilation.GetDiagnostics().Where(d => d.Severity == DiagnosticSeverity.Error).ToImmutableArray();
         Assert.True(errors.IsEmpty, "The test source does not compile:\n" + string.Join("\n", errors));
+        var options = new AnalyzerOptions([], new EditorConfigOptions(editorConfig ?? new Dictionary<string, string>()));
         ImmutableArray<Diagnostic> diagnostics = await compilation
             .WithAnalyzers(analyzers ?? AllAnalyzers, new CompilationWithAnalyzersOptions(
-                new AnalyzerOptions([]), onAnalyzerException: null, concurrentAnalysis: false, logAnalyzerExecutionTime: false, reportSuppressedDiagnostics: false))
+                options, onAnalyzerException: null, concurrentAnalysis: false, logAnalyzerExecutionTime: false, reportSuppressedDiagnostics: false))
             .GetAllDiagnosticsAsync();
         ImmutableArray<Diagnostic> crashes = diagnostics.Where(d => d.Id is "AD0001" or "AD0002").ToImmutableArray();
         Assert.True(crashes.IsEmpty, "An analyzer threw:\n" + string.Join("\n", crashes));
-        return diagnostics.Where(d => d.Id.StartsWith("BOC", StringComparison.Ordinal)).ToImmutableArray();
+        ImmutableArray<Diagnostic> boc = diagnostics.Where(d => d.Id.StartsWith("BOC", StringComparison.Ordinal)).ToImmutableArray();
+
+        // MSBuild prints only a message's first line on the command line: every message must read whole on one line.
+        foreach (Diagnostic diagnostic in boc)
+        {
+            string message = diagnostic.GetMessage(System.Globalization.CultureInfo.InvariantCulture);
+            Assert.False(message.Contains('\n', StringComparison.Ordinal) || message.Contains('\r', StringComparison.Ordinal),
+                $"{diagnostic.Id}'s message spans several lines: {message}");
+        }
+
+        return boc;
     }
 
     /// <summary>Checks that exactly the marked diagnostics are reported (all Boc rules run, so other rules must be quiet too).</summary>
-    public static async Task VerifyAsync(string markup)
+    public static Task VerifyAsync(string markup) => VerifyAsync(markup, editorConfig: null, extra: null);
+
+    /// <summary>
+    /// As <see cref="VerifyAsync(string)"/>, with <c>.editorconfig</c> options for the source file and extra metadata
+    /// references.
+    /// </summary>
+    public static async Task VerifyAsync(string markup, IReadOnlyDictionary<string, string>? editorConfig,
+        IEnumerable<MetadataReference>? extra = null)
     {
         (string source, List<(string Id, int Start, int End)> expected) = Parse(Usings + markup + SharedTypes);
-        ImmutableArray<Diagnostic> actual = await AnalyzeAsync(Compile([source]));
+        ImmutableArray<Diagnostic> actual = await AnalyzeAsync(Compile([source], extra), editorConfig: editorConfig);
         var got = actual.Select(d => (d.Id, d.Location.SourceSpan.Start, d.Location.SourceSpan.End)).OrderBy(x => x.Start).ThenBy(x => x.Id).ToList();
         var want = expected.OrderBy(x => x.Start).ThenBy(x => x.Id).ToList();
         if (!got.SequenceEqual(want))
@@ -151,4 +171,22 @@ internal static partial class AnalyzerHarness
 
     [GeneratedRegex(@"\{\|(BOC\d+):")]
     private static partial Regex OpenMarker();
+
+    /// <summary>The options an <c>.editorconfig</c> gives every file (and the global options), from a dictionary.</summary>
+    private sealed class EditorConfigOptions(IReadOnlyDictionary<string, string> values) : AnalyzerConfigOptionsProvider
+    {
+        private readonly Options _options = new(values);
+
+        public override AnalyzerConfigOptions GlobalOptions => _options;
+
+        public override AnalyzerConfigOptions GetOptions(SyntaxTree tree) => _options;
+
+        public override AnalyzerConfigOptions GetOptions(AdditionalText textFile) => _options;
+
+        private sealed class Options(IReadOnlyDictionary<string, string> values) : AnalyzerConfigOptions
+        {
+            public override bool TryGetValue(string key, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out string? value) =>
+                values.TryGetValue(key, out value);
+        }
+    }
 }

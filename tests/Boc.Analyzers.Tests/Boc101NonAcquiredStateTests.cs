@@ -207,4 +207,28 @@ public class Boc101NonAcquiredStateTests
             }
         }
         """);
+    [Fact]
+    public Task Flags_alias_through_a_switch_expression() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src, Cown<Account> dst, int mode) => When(src, s =>
+            {
+                var pick = mode switch { 0 => s, 1 => s.Partner!, _ => new Account() };
+                When(dst, d => d.Balance = {|BOC101:pick|}.Balance);
+            });
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_switch_expressions_of_values_or_cown_handles() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src, Cown<Account> dst, int mode) => When(src, s =>
+            {
+                long amount = mode switch { 0 => s.Balance, _ => 0L };
+                Cown<Account> target = mode switch { 0 => s.Next ?? dst, _ => dst };
+                When(target, d => d.Balance += amount);
+            });
+        }
+        """);
 }

@@ -234,4 +234,269 @@ public class Boc102AcquiredStateEscapeTests
             void M(Cown<Holder> h) => When(h, x => {|BOC103:Leaked|} = {|BOC102:x.Wrapper|});
         }
         """);
+    private const string Helpers = """
+
+        static class H
+        {
+            public static Task SaveAsync(Account a) => Task.CompletedTask;
+            public static Task LogAsync(long balance) => Task.CompletedTask;
+            public static async void Fire(Account a) => await Task.Yield();
+            public static async void FireValue(long balance) => await Task.Yield();
+        }
+
+        sealed class Gauge
+        {
+            public long Value;
+            public Ticker Own { get; } = new();
+            public void OnTick(object? sender, EventArgs e) => Value++;
+        }
+
+        sealed class Ticker
+        {
+            public event EventHandler? Tick;
+            public void Raise() => Tick?.Invoke(this, EventArgs.Empty);
+        }
+        """;
+
+    [Fact]
+    public Task Flags_deferred_linq_queries_returned_as_results() => VerifyAsync("""
+        class C
+        {
+            async Task M(Cown<Account> src)
+            {
+                IEnumerable<string> longOnes = await WhenAsync(src, s => {|BOC102:s.Log.Where(x => x.Length > 3)|});
+                IEnumerable<int> lengths = await WhenAsync(Read(src), s => {|BOC102:s.Log.Select(x => x.Length).OrderBy(n => n)|});
+                IEnumerable<string> tags = await WhenAsync(src, s =>
+                {
+                    var query = s.Tags.Where(t => t.Length > 0);
+                    return {|BOC102:query|};
+                });
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Flags_live_read_only_views_returned_as_results() => VerifyAsync("""
+        using System.Collections.ObjectModel;
+
+        class C
+        {
+            async Task M(Cown<Account> src)
+            {
+                ReadOnlyCollection<string> view = await WhenAsync(src, s => {|BOC102:s.Log.AsReadOnly()|});
+                IReadOnlyList<string> wrapped = await WhenAsync(src, s => {|BOC102:new ReadOnlyCollection<string>(s.Log)|});
+                IEnumerable<string> same = await WhenAsync(src, s => {|BOC102:s.Log.AsEnumerable()|});
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Flags_tasks_that_use_state_and_are_not_awaited() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src)
+            {
+                When(src, s => { _ = {|BOC102:H.SaveAsync(s)|}; });
+                When(src, async s =>
+                {
+                    {|BOC102:H.SaveAsync(s.Partner!)|};
+                    var pending = {|BOC102:H.SaveAsync(s)|};
+                    var worker = Task.Run({|BOC102:() => s.Balance++|});
+                    await Task.Yield();
+                });
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_state_passed_to_an_async_void_method() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src)
+            {
+                When(src, s => {|BOC102:H.Fire(s)|});
+                async void Later(List<string> log) { await Task.Yield(); log.Add("x"); }
+                When(src, s => {|BOC102:Later(s.Log)|});
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_method_group_of_the_state_subscribed_to_an_outer_event() => VerifyAsync("""
+        class C
+        {
+            static event EventHandler? Clock;
+
+            void M(Cown<Gauge> gauge, Ticker ticker)
+            {
+                When(gauge, g => ticker.Tick += {|BOC102:g.OnTick|});
+                When(gauge, g => Clock += {|BOC102:g.OnTick|});
+                When(gauge, g => ticker.Tick += {|BOC102:new EventHandler(g.OnTick)|});
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_store_through_a_ref_argument() => VerifyAsync("""
+        class C
+        {
+            static Account? s_last;
+            Account? _latest;
+
+            void M(Cown<Account> src)
+            {
+                When(src, s => Interlocked.Exchange(ref {|BOC103:s_last|}, {|BOC102:s|}));
+                When(src, s => Volatile.Write(ref {|BOC103:_latest|}, {|BOC102:s|}));
+                List<string>? log = null;
+                When(src, s => Interlocked.CompareExchange(ref {|BOC103:log|}, {|BOC102:s.Log|}, null));
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_awaited_task_run_over_the_state() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src) => When(src, async s =>
+            {
+                await Task.Run(() => s.Balance++);
+                await Task.Run(() => s.Log.Sort()).ConfigureAwait(false);
+                var sorting = Task.Run(() => s.Log.Reverse());
+                await sorting;
+                await Task.WhenAll(Task.Run(() => s.Tags.Clear()), Task.Run(() => s.Counter++));
+            });
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_awaited_or_returned_tasks_that_use_state() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src)
+            {
+                When(src, async s => await H.SaveAsync(s));
+                When(src, s => H.SaveAsync(s));
+                When(src, async s =>
+                {
+                    var pending = H.SaveAsync(s);
+                    s.Balance++;
+                    await pending;
+                });
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_discarded_tasks_and_async_void_calls_with_values() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src) => When(src, s =>
+            {
+                _ = H.LogAsync(s.Balance);
+                _ = Task.Delay(1);
+                H.FireValue(s.Log.Count);
+                _ = H.SaveAsync(new Account { Balance = s.Balance });
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_linq_results_that_copy_or_aggregate() => VerifyAsync("""
+        class C
+        {
+            async Task M(Cown<Account> src)
+            {
+                List<string> copy = await WhenAsync(src, s => s.Log.Where(x => x.Length > 3).ToList());
+                string[] array = await WhenAsync(src, s => s.Log.OrderBy(x => x).ToArray());
+                int count = await WhenAsync(src, s => s.Log.Count(x => x.Length > 3));
+                string joined = await WhenAsync(src, s => string.Join(",", s.Log.Where(x => x.Length > 3)));
+                long sum = await WhenAsync(src, s => s.Log.Select(x => (long)x.Length).Sum());
+                IEnumerable<int> fresh = await WhenAsync(src, s => Enumerable.Range(0, s.Log.Count));
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_method_group_subscribed_to_events_inside_the_state() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Gauge> gauge) => When(gauge, g =>
+            {
+                g.Own.Tick += g.OnTick;
+                var local = new Ticker();
+                local.Tick += g.OnTick;
+                local.Raise();
+                local.Tick -= g.OnTick;
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_ref_arguments_that_keep_the_state_inside() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src) => When(src, s =>
+            {
+                Account? local = null;
+                Interlocked.Exchange(ref local, s);
+                Interlocked.Add(ref s.Counter, 1);
+                if (long.TryParse(s.Details.Name, out long parsed))
+                {
+                    s.Balance = parsed;
+                }
+            });
+        }
+        """);
+    [Fact]
+    public Task Does_not_flag_queries_over_immutable_or_copied_state() => VerifyAsync("""
+        sealed class Catalog
+        {
+            public ImmutableArray<string> Names { get; set; } = ImmutableArray<string>.Empty;
+            public List<string> Draft { get; } = new();
+        }
+
+        class C
+        {
+            async Task M(Cown<Catalog> catalog)
+            {
+                IEnumerable<string> names = await WhenAsync(catalog, c => c.Names.Where(n => n.Length > 2));
+                IEnumerable<string> drafts = await WhenAsync(catalog, c => c.Draft.ToList().Where(n => n.Length > 2));
+                IReadOnlyList<string> copy = await WhenAsync(catalog, c => c.Draft.ToArray().AsReadOnly());
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_handlers_that_are_not_the_states() => VerifyAsync("""
+        sealed class Listener
+        {
+            public void OnTick(object? sender, EventArgs e) { }
+        }
+
+        class C
+        {
+            static void Log(object? sender, EventArgs e) { }
+
+            void M(Cown<Gauge> gauge, Ticker ticker, Listener listener) => When(gauge, g =>
+            {
+                ticker.Tick += Log;
+                ticker.Tick += listener.OnTick;
+                g.Value++;
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_tasks_of_the_state_awaited_together() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> src) => When(src, async s =>
+            {
+                await Task.WhenAll(H.SaveAsync(s), H.SaveAsync(s.Partner!));
+                var first = H.SaveAsync(s);
+                var second = H.SaveAsync(s);
+                await Task.WhenAll(first, second).ConfigureAwait(false);
+            });
+        }
+        """ + Helpers);
 }

@@ -246,4 +246,62 @@ public class Boc103SharedMutableCaptureTests
             }
         }
         """);
+    [Fact]
+    public Task Flags_a_local_function_called_in_place_that_mutates_a_captured_list() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                var items = new List<long>();
+                int hits = 0;
+                void Record(long x) => items.Add(x);
+                void Hit() => hits++;
+                void Both(long x) { Record(x); }
+                When(c, a => {|BOC103:Record(a.Balance)|});
+                When(c, a => { {|BOC103:Hit()|}; a.Balance++; });
+                When(c, a => a.Log.ForEach(_ => {|BOC103:Both(1)|}));
+                Console.WriteLine(items.Count + hits);
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_local_functions_that_touch_only_immutable_or_their_own_state() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                const int Limit = 3;
+                string prefix = "fee:";
+                int Scale(int v) => v * Limit;
+                string Label(Account a)
+                {
+                    var sb = new StringBuilder(prefix);
+                    sb.Append(a.Balance);
+                    return sb.ToString();
+                }
+
+                static long Twice(long v) => v * 2;
+                When(c, a =>
+                {
+                    a.Details.Name = Label(a) + Scale(2);
+                    a.Balance = Twice(a.Balance);
+                });
+            }
+        }
+        """);
+    [Fact]
+    public Task Does_not_flag_a_local_function_the_body_does_not_run() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                var items = new List<long>();
+                void Record(long x) => items.Add(x);
+                When(c, a => a.Balance++);
+                Record(1);
+                Console.WriteLine(items.Count);
+            }
+        }
+        """);
 }

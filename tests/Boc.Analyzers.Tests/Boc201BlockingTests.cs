@@ -168,4 +168,90 @@ public class Boc201BlockingTests
             });
         }
         """ + Helpers);
+    [Fact]
+    public Task Does_not_flag_zero_timeout_waits() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, Task pending, BlockingCollection<int> queue, ReaderWriterLockSlim rw, Lock gate,
+                ManualResetEventSlim ready, CountdownEvent count, Barrier barrier) => When(c, a =>
+            {
+                if (H.Sem.Wait(0)) { H.Sem.Release(); }
+                if (H.Sem.Wait(TimeSpan.Zero)) { H.Sem.Release(); }
+                if (Monitor.TryEnter(H.Gate)) { Monitor.Exit(H.Gate); }
+                if (Monitor.TryEnter(H.Gate, 0)) { Monitor.Exit(H.Gate); }
+                if (gate.TryEnter()) { gate.Exit(); }
+                if (rw.TryEnterReadLock(0)) { rw.ExitReadLock(); }
+                a.Balance += H.Handle.WaitOne(0) ? 1 : 0;
+                a.Balance += ready.Wait(0) && count.Wait(TimeSpan.FromMilliseconds(0)) && pending.Wait(0) ? 1 : 0;
+                a.Balance += queue.TryTake(out int item) ? item : 0;
+                a.Balance += queue.TryTake(out int next, 0) ? next : 0;
+                a.Balance += Task.WaitAll(new[] { pending }, 0) && SpinWait.SpinUntil(() => true, 0) && barrier.SignalAndWait(0) ? 1 : 0;
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_waits_with_a_timeout_that_is_not_zero() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, BlockingCollection<int> queue, ReaderWriterLockSlim rw, Lock gate, TimeSpan wait, int ms) => When(c, a =>
+            {
+                if ({|BOC201:H.Sem.Wait(10)|}) { H.Sem.Release(); }
+                if ({|BOC201:H.Sem.Wait(Timeout.Infinite)|}) { H.Sem.Release(); }
+                if ({|BOC201:H.Sem.Wait(wait)|}) { H.Sem.Release(); }
+                if ({|BOC201:Monitor.TryEnter(H.Gate, ms)|}) { Monitor.Exit(H.Gate); }
+                if ({|BOC201:gate.TryEnter(TimeSpan.FromSeconds(1))|}) { gate.Exit(); }
+                if ({|BOC201:rw.TryEnterWriteLock(50)|}) { rw.ExitWriteLock(); }
+                a.Balance += {|BOC201:queue.TryTake(out int item, 100)|} ? item : 0;
+                a.Balance += {|BOC201:H.Handle.WaitOne(TimeSpan.FromMilliseconds(1))|} ? 1 : 0;
+            });
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Flags_a_local_function_called_in_place_that_sleeps() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                void Pause() => Thread.Sleep(10);
+                void Step(Account a) { Pause(); a.Balance++; }
+                When(c, a => { {|BOC201:Pause()|}; a.Balance++; });
+                When(c, a => { {|BOC201:Step(a)|}; });
+                When(c, a => a.Log.ForEach(_ => {|BOC201:Pause()|}));
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
+    public Task Does_not_flag_a_local_function_that_is_not_run_in_place() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c)
+            {
+                void Pause() => Thread.Sleep(10);
+                async Task PauseAsync() => await Task.Delay(10);
+                void Count(Account a) => a.Balance++;
+                When(c, a => { _ = Task.Run(Pause); Count(a); });
+                When(c, async a => { await PauseAsync(); Count(a); });
+                Pause();
+            }
+        }
+        """ + Helpers);
+    [Fact]
+    public Task Does_not_flag_zero_timeouts_written_as_constants_or_time_spans() => VerifyAsync("""
+        class C
+        {
+            const int NoWait = 0;
+
+            void M(Cown<Account> c) => When(c, a =>
+            {
+                if (H.Sem.Wait(NoWait)) { H.Sem.Release(); }
+                if (H.Sem.Wait(TimeSpan.FromSeconds(0))) { H.Sem.Release(); }
+                if (H.Sem.Wait(new TimeSpan(0))) { H.Sem.Release(); }
+                if (H.Sem.Wait(default(TimeSpan))) { H.Sem.Release(); }
+                Thread.Sleep(0);
+            });
+        }
+        """ + Helpers);
 }

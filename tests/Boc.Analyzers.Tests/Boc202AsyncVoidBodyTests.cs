@@ -144,4 +144,28 @@ public class Boc202AsyncVoidBodyTests
             void M(Cown<Account> c) => When(c, a => Handlers.Fire(a.Balance));
         }
         """ + Handlers);
+    [Fact]
+    public Task Flags_async_void_method_group_inside_a_conditional_or_switch() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, bool flag, int mode)
+            {
+                When(c, {|BOC202:flag ? Handlers.OnAccount : Handlers.Touch|});
+                When(c, {|BOC202:mode switch { 0 => Handlers.Touch, _ => Handlers.OnAccount }|});
+            }
+        }
+        """ + Handlers);
+
+    [Fact]
+    public Task Does_not_flag_synchronous_method_groups_inside_a_conditional() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, bool flag, int mode)
+            {
+                When(c, flag ? Handlers.Touch : a => a.Balance--);
+                When(c, mode switch { 0 => Handlers.Touch, _ => a => a.Balance++ });
+                When(c, flag ? Handlers.OnAccountAsync : async a => await Task.Yield());
+            }
+        }
+        """ + Handlers);
 }

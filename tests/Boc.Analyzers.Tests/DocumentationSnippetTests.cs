@@ -12,7 +12,8 @@ namespace Boc.Analyzers.Tests;
 /// Boc analyzers find nothing in it. A block that is a fragment says what it assumes in an HTML comment right above it,
 /// visible in the Markdown source: <c>&lt;!-- compile-with: statements --&gt;</c> (declarations its statements use, put
 /// after its usings) and <c>&lt;!-- compile-types: types --&gt;</c> (types, compiled next to it); a fragment also gets
-/// <c>using Boc;</c>, as in the quick start it continues.
+/// <c>using Boc;</c>, as in the quick start it continues. A block that shows a mistake names the diagnostics it must
+/// produce: <c>&lt;!-- compile-expect: BOC203 --&gt;</c>.
 /// </summary>
 public partial class DocumentationSnippetTests
 {
@@ -74,7 +75,8 @@ public partial class DocumentationSnippetTests
         ImmutableArray<Diagnostic> errors = compilation.GetDiagnostics().Where(d => d.Severity == DiagnosticSeverity.Error).ToImmutableArray();
         Assert.True(errors.IsEmpty, $"{document}, C# block {index + 1} (line {snippet.Line}) does not compile:\n{string.Join("\n", errors)}\n---\n{source}");
         ImmutableArray<Diagnostic> boc = await AnalyzeAsync(compilation);
-        Assert.True(boc.IsEmpty, $"{document}, C# block {index + 1} (line {snippet.Line}):\n" + string.Join("\n", boc));
+        string[] expected = snippet.Expect.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        Assert.True(boc.Select(d => d.Id).Order().SequenceEqual(expected.Order()), $"{document}, C# block {index + 1} (line {snippet.Line}), expected [{snippet.Expect}]:\n" + string.Join("\n", boc));
     }
 
     [Fact]
@@ -113,16 +115,20 @@ public partial class DocumentationSnippetTests
                 continue;
             }
 
-            string with = "", types = "";
+            string with = "", types = "", expect = "";
             for (int j = i - 1; j >= 0 && Comment().Match(lines[j].Trim()) is { Success: true } comment; j--)
             {
-                if (comment.Groups[1].Value == "with")
+                switch (comment.Groups[1].Value)
                 {
-                    with = comment.Groups[2].Value.Trim();
-                }
-                else
-                {
-                    types = comment.Groups[2].Value.Trim();
+                    case "with":
+                        with = comment.Groups[2].Value.Trim();
+                        break;
+                    case "types":
+                        types = comment.Groups[2].Value.Trim();
+                        break;
+                    default:
+                        expect = comment.Groups[2].Value.Trim();
+                        break;
                 }
             }
 
@@ -133,15 +139,15 @@ public partial class DocumentationSnippetTests
                 end++;
             }
 
-            snippets.Add(new Snippet(string.Join("\n", lines[start..end]), with, types, i + 1));
+            snippets.Add(new Snippet(string.Join("\n", lines[start..end]), with, types, expect, i + 1));
             i = end;
         }
 
         return snippets;
     }
 
-    [GeneratedRegex(@"^<!-- compile-(with|types): (.*) -->$")]
+    [GeneratedRegex(@"^<!-- compile-(with|types|expect): (.*) -->$")]
     private static partial Regex Comment();
 
-    private sealed record Snippet(string Code, string With, string Types, int Line);
+    private sealed record Snippet(string Code, string With, string Types, string Expect, int Line);
 }

