@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that a plain PackageReference to the Boc package brings the analyzer: packs src/Boc into a local folder feed
-# (in a temp dir), builds a throw-away console project that references the package (not the project) and contains a bad
-# capture, and fails unless the build output shows the diagnostic.
+# (in a temp dir), checks the package's metadata, builds a throw-away console project for every target framework of the
+# library that references the package (not the project) and contains a bad capture, and fails unless the build output
+# shows the diagnostic.
 #
 #   bash eng/check-analyzer-package.sh
 set -euo pipefail
@@ -12,9 +13,17 @@ trap 'rm -rf "$work"' EXIT
 version="0.0.0-analyzer-check"
 expected="BOC101"
 
+# The package id is not the namespace (the id Boc is taken on nuget.org): ask the project for it.
+id="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:PackageId)"
+frameworks="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:TargetFrameworks)"
+
 dotnet pack "$repo/src/Boc/Boc.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack failed" >&2; exit 1; }
-nupkg="$work/feed/Boc.$version.nupkg"
+nupkg="$work/feed/$id.$version.nupkg"
+hosting_id="$(dotnet msbuild "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -getProperty:PackageId)"
+dotnet pack "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
+  || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack of the hosting package failed" >&2; exit 1; }
+[ -f "$work/feed/$id.$version.snupkg" ] || { ls "$work/feed"; echo "check-analyzer-package: no symbol package (.snupkg)" >&2; exit 1; }
 # List into a variable first: under pipefail, `unzip -l | grep -q` fails whenever grep exits on the first match before
 # unzip has written the rest (unzip dies of SIGPIPE), which made this check flaky on CI.
 listing="$(unzip -l "$nupkg")"
@@ -23,10 +32,22 @@ if ! grep -q 'analyzers/dotnet/cs/Boc.Analyzers.dll' <<<"$listing"; then
   echo "check-analyzer-package: Boc.Analyzers.dll is not under analyzers/dotnet/cs in the package" >&2
   exit 1
 fi
+IFS=';' read -r -a tfms <<<"$frameworks"
+for tfm in "${tfms[@]}"; do
+  grep -q "lib/$tfm/Boc.dll" <<<"$listing" || { printf '%s\n' "$listing"; echo "check-analyzer-package: no lib/$tfm/Boc.dll" >&2; exit 1; }
+done
+nuspec="$(unzip -p "$nupkg" "$id.nuspec")"
+for needle in '<license type="expression">MIT</license>' '<readme>PACKAGE.md</readme>' '<repository type="git"' '<projectUrl>'; do
+  grep -qF "$needle" <<<"$nuspec" || { printf '%s\n' "$nuspec"; echo "check-analyzer-package: the nuspec lacks $needle" >&2; exit 1; }
+done
 
-mkdir -p "$work/app"
-# The local feed is added to the sources configured on the machine, so anything else still restores as usual.
-cat >"$work/app/nuget.config" <<XML
+# Builds a throw-away app for every target framework of the library from a package reference (not the project), and
+# fails unless every target framework's compilation reports the diagnostic (the analyzer loads once per compilation).
+build_consumer() {
+  local name="$1" package="$2" program="$3" app="$work/$1"
+  mkdir -p "$app"
+  # The local feed is added to the sources configured on the machine, so anything else still restores as usual.
+  cat >"$app/nuget.config" <<XML
 <?xml version="1.0" encoding="utf-8"?>
 <configuration>
   <packageSources>
@@ -34,20 +55,39 @@ cat >"$work/app/nuget.config" <<XML
   </packageSources>
 </configuration>
 XML
-cat >"$work/app/App.csproj" <<XML
+  cat >"$app/App.csproj" <<XML
 <Project Sdk="Microsoft.NET.Sdk">
   <PropertyGroup>
     <OutputType>Exe</OutputType>
-    <TargetFramework>net10.0</TargetFramework>
+    <TargetFrameworks>$frameworks</TargetFrameworks>
     <Nullable>enable</Nullable>
     <ImplicitUsings>enable</ImplicitUsings>
   </PropertyGroup>
   <ItemGroup>
-    <PackageReference Include="Boc" Version="$version" />
+    <PackageReference Include="$package" Version="$version" />
   </ItemGroup>
 </Project>
 XML
-cat >"$work/app/Program.cs" <<'CS'
+  printf '%s\n' "$program" >"$app/Program.cs"
+
+  # A private package cache for the throw-away app only: the check package never lands in (or is served stale from)
+  # the user's global cache. The pack above keeps the normal cache, so the repository's own restore is left alone.
+  local status reported
+  set +e
+  (cd "$app" && NUGET_PACKAGES="$work/packages" dotnet build -c Release --nologo 2>&1) >"$app/build.log"
+  status=$?
+  set -e
+  reported=$(grep -E "warning $expected" "$app/build.log" | grep -oE "TargetFramework=[a-z0-9.]+" | sort -u | wc -l)
+  if [ "$status" -ne 0 ] || [ "$reported" -ne "${#tfms[@]}" ]; then
+    cat "$app/build.log"
+    echo "check-analyzer-package: building against the $package package did not report $expected for every one of $frameworks (exit $status)" >&2
+    exit 1
+  fi
+  grep -m1 "warning $expected" "$app/build.log" | sed "s|$app/||"
+  echo "check-analyzer-package: OK, a PackageReference to $package $version reports $expected on $frameworks"
+}
+
+build_consumer app "$id" '
 using Boc;
 using static Boc.Behaviours;
 
@@ -61,19 +101,21 @@ await WaitForQuiescenceAsync();
 internal sealed class Account
 {
     public long Balance { get; set; }
-}
-CS
+}'
 
-# A private package cache for the throw-away app only: the check package never lands in (or is served stale from) the
-# user's global cache. The pack above keeps the normal cache, so the repository's own restore is left alone.
-set +e
-(cd "$work/app" && NUGET_PACKAGES="$work/packages" dotnet build -c Release --nologo 2>&1) >"$work/build.log"
-build_status=$?
-set -e
-if [ "$build_status" -ne 0 ] || ! grep -q "warning $expected" "$work/build.log"; then
-  cat "$work/build.log"
-  echo "check-analyzer-package: building against the Boc package did not report $expected (exit $build_status)" >&2
-  exit 1
-fi
-grep -m1 "warning $expected" "$work/build.log" | sed "s|$work/app/||"
-echo "check-analyzer-package: OK, a PackageReference to Boc $version reports $expected"
+# The hosting package alone must bring the runtime and its analyzers (its dependency on Boc must not exclude them).
+build_consumer hosted-app "$hosting_id" '
+using Boc;
+using Microsoft.Extensions.DependencyInjection;
+
+Func<IServiceCollection, Action<BocRuntimeOptions>?, IServiceCollection> addBoc = BocServiceCollectionExtensions.AddBoc;
+await using var runtime = new BocRuntime();
+var src = new Cown<Account>(new Account());
+var dst = new Cown<Account>(new Account());
+runtime.When(src, s => runtime.When(dst, d => d.Balance += s.Balance));   // BOC101
+Console.WriteLine(addBoc.Method.Name);
+
+internal sealed class Account
+{
+    public long Balance { get; set; }
+}'

@@ -21,14 +21,15 @@ namespace Boc.Analyzers.CodeFixes;
 /// (<see cref="CaptureOuterValueCodeFix"/> is the fix there).
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(AcquireOuterCownCodeFix)), Shared]
-public sealed class AcquireOuterCownCodeFix : CodeFixProvider
+public sealed partial class AcquireOuterCownCodeFix : CodeFixProvider
 {
     private const int MaxSingleCowns = 8;
 
     public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.NonAcquiredState.Id);
 
-    // Each fix rewrites a whole When call; batching several into one document could overlap, so no fix-all.
-    public override FixAllProvider? GetFixAllProvider() => null;
+    // Each fix rewrites a whole When call, so fixes in one document can overlap: they are applied one at a time (see
+    // AcquireOuterCownCodeFix.FixAll.cs).
+    public override FixAllProvider? GetFixAllProvider() => s_fixAll;
 
     public override async Task RegisterCodeFixesAsync(CodeFixContext context)
     {

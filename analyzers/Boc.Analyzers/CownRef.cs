@@ -49,9 +49,9 @@ internal sealed class CownRef
             {
                 AddAll(refs, initializer.ElementValues, index);
             }
-            else if (cown.IsSet && value is ICollectionExpressionOperation collection)
+            else if (cown.IsSet && RoslynCompat.IsCollectionExpression(value))
             {
-                AddAll(refs, collection.Elements, index);
+                AddAll(refs, RoslynCompat.CollectionElements(value), index);
             }
             else if (Resolve(value, index) is { } resolved)
             {

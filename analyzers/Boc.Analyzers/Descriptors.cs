@@ -11,9 +11,10 @@ internal static class Descriptors
     public const string IsolationCategory = "Boc.Isolation";
     public const string ExecutionCategory = "Boc.Execution";
 
-    // The repository has no public address yet; the link is the repository-relative path of the rule's page, so one
-    // constant changes when it gets one.
-    public const string HelpLinkBase = "docs/analyzers/";
+    // The repository's address (a placeholder until it is hosted): the same as BocRepositoryUrl in Directory.Build.props,
+    // which a test checks. Every help link is built from it.
+    public const string RepositoryUrl = "https://github.com/boc-dotnet/boc";
+    public const string HelpLinkBase = RepositoryUrl + "/blob/main/docs/analyzers/";
 
     public static readonly DiagnosticDescriptor NonAcquiredState = new(
         "BOC101",

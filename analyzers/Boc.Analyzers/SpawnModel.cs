@@ -138,8 +138,8 @@ internal sealed class Spawn
         {
             case IArrayCreationOperation { Initializer: { } initializer } when initializer.ElementValues.Length > 0:
                 return initializer.ElementValues.All(e => IsReadOnlyCownExpression(e, types));
-            case ICollectionExpressionOperation collection when collection.Elements.Length > 0:
-                return collection.Elements.All(e => IsReadOnlyCownExpression(e, types));
+            case { } collection when RoslynCompat.IsCollectionExpression(collection) && collection.ChildOperations.Count > 0:
+                return RoslynCompat.CollectionElements(collection).All(e => IsReadOnlyCownExpression(e, types));
         }
 
         ITypeSymbol? type = stripped.Type;

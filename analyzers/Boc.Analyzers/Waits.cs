@@ -41,7 +41,7 @@ internal static class Waits
         // Task.WhenAll(a, b): the combined task completes when each does; follow it. The tasks come as a params array,
         // a params span (a collection expression), or an array written in place.
         IOperation? holder = parent;
-        while (holder is IArrayInitializerOperation or IArrayCreationOperation or ICollectionExpressionOperation or IConversionOperation)
+        while (holder is not null && (holder is IArrayInitializerOperation or IArrayCreationOperation or IConversionOperation || RoslynCompat.IsCollectionExpression(holder)))
         {
             holder = holder.Parent;
         }

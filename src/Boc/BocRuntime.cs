@@ -36,8 +36,6 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     public const int MaxKeptExceptions = 100;
 
-    private static readonly Lazy<BocRuntime> s_default = new(() => new BocRuntime(new BocRuntimeOptions(), isDefault: true));
-
     // Fire-and-forget exceptions kept for the next wait (at most MaxKeptExceptions), and how many more were dropped.
     // Behind a lock: only failing behaviours and waits come here.
     private readonly Lock _unobservedLock = new();
@@ -97,9 +95,6 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
     }
-
-    /// <summary>Gets the process-wide runtime behind <see cref="Behaviours"/>. It cannot be disposed.</summary>
-    public static BocRuntime Default => s_default.Value;
 
     /// <summary>
     /// Gets the <see cref="TaskScheduler"/> whose threads run this runtime's behaviours: the runtime's

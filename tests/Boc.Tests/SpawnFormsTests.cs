@@ -151,7 +151,7 @@ public abstract class SpawnFormsTests(BocDispatcher dispatcher) : DispatcherTest
         // in opposite orders, with every cown listed twice.
         var boxes = Enumerable.Range(0, 200).Select(_ => new Cown<Box>(new Box())).ToArray();
         Cown<Box>[] forward = [.. boxes, .. boxes];
-        Cown<Box>[] backward = forward.Reverse().ToArray();
+        Cown<Box>[] backward = Enumerable.Reverse(forward).ToArray();   // not forward.Reverse(): on net8.0 C# 14 binds that to the in-place Span overload
         Task[] spawners =
         [
             Task.Run(() => { for (int i = 0; i < 300; i++) { Runtime.When(forward, all => all[0].Value++); } }),

@@ -1,0 +1,82 @@
+using Boc;
+
+namespace SeatBooking.Venue;
+
+/// <summary>
+/// Every seat and every customer is a cown. A booking is one behaviour over the customer and all its seats, so it is
+/// atomic without a lock and cannot deadlock with another booking, whatever seats the two share. Queries acquire their
+/// cowns read-only, so they run alongside each other; the audit reads the whole venue at one moment.
+/// </summary>
+internal sealed class BocBookingService : IBookingService
+{
+    private readonly BocRuntime _runtime;
+    private readonly VenueOptions _venue;
+    private readonly Cown<Seat>[] _seats;
+    private readonly Cown<Customer>[] _customers;
+    private readonly IAcquirable<object>[] _everythingReadOnly;
+    private long _lastBookingId;
+
+    public BocBookingService(BocRuntime runtime, VenueOptions venue)
+    {
+        _runtime = runtime;
+        _venue = venue;
+        _seats = Enumerable.Range(0, venue.Seats).Select(n => new Cown<Seat>(new Seat(n))).ToArray();
+        _customers = Enumerable.Range(0, venue.Customers).Select(id => new Cown<Customer>(new Customer(id, venue.InitialBalance))).ToArray();
+        // IAcquirable<out T> is covariant: seats and customers go into one read-only set of objects.
+        _everythingReadOnly = [.. _customers.Select(c => (IAcquirable<object>)Cown.Read(c)), .. _seats.Select(s => (IAcquirable<object>)Cown.Read(s))];
+    }
+
+    public Task<BookingOutcome> BookAsync(BookingRequest request)
+    {
+        long id = Interlocked.Increment(ref _lastBookingId);
+        IAcquirable<Seat>[] seats = SeatCowns(request.Seats);
+        return _runtime.WhenAsync(
+            _customers[request.Customer], seats,
+            static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price),
+            (id, price: _venue.SeatPrice)).AsTask();
+    }
+
+    public async Task<bool> CancelAsync(int customer, long bookingId)
+    {
+        // Which seats? Read it first; the cancel itself checks again, holding the customer and those seats.
+        int[]? numbers = await _runtime.WhenAsync(
+            Cown.Read(_customers[customer]),
+            static (c, id) => c.Bookings.TryGetValue(id, out int[]? seats) ? seats.ToArray() : null,
+            bookingId);
+        if (numbers is null)
+        {
+            return false;
+        }
+
+        return await _runtime.WhenAsync(
+            _customers[customer], SeatCowns(numbers),
+            static (c, seats, state) => Rules.Cancel(c, seats, state.bookingId, state.price),
+            (bookingId, price: _venue.SeatPrice));
+    }
+
+    public Task<IReadOnlyList<SeatView>> GetSeatsAsync(int first, int count)
+    {
+        IAcquirable<Seat>[] seats = _seats.AsSpan(first, count).ToArray().Select(s => (IAcquirable<Seat>)Cown.Read(s)).ToArray();
+        return _runtime.WhenAsync(seats, static states => (IReadOnlyList<SeatView>)states.Select(s => s.View()).ToArray()).AsTask();
+    }
+
+    public Task<CustomerView> GetCustomerAsync(int customer) =>
+        _runtime.WhenAsync(Cown.Read(_customers[customer]), static c => c.View()).AsTask();
+
+    public Task<Audit> AuditAsync() =>
+        _runtime.WhenAsync(
+            _everythingReadOnly,
+            static (states, venue) => Rules.Check(states.OfType<Customer>(), states.OfType<Seat>(), venue, atomic: true),
+            _venue).AsTask();
+
+    private IAcquirable<Seat>[] SeatCowns(int[] numbers)
+    {
+        var cowns = new IAcquirable<Seat>[numbers.Length];
+        for (int i = 0; i < numbers.Length; i++)
+        {
+            cowns[i] = _seats[numbers[i]];
+        }
+
+        return cowns;
+    }
+}

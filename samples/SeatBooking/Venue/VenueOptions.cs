@@ -1,0 +1,23 @@
+namespace SeatBooking.Venue;
+
+/// <summary>The size of the venue and its prices; section "Venue" of the configuration.</summary>
+internal sealed class VenueOptions
+{
+    /// <summary>Gets or sets the number of seats (numbered from 0).</summary>
+    public int Seats { get; set; } = 600;
+
+    /// <summary>Gets or sets the number of customers (numbered from 0).</summary>
+    public int Customers { get; set; } = 100;
+
+    /// <summary>Gets or sets what one seat costs.</summary>
+    public long SeatPrice { get; set; } = 10;
+
+    /// <summary>Gets or sets what each customer has at the start.</summary>
+    public long InitialBalance { get; set; } = 1_000;
+
+    /// <summary>Gets or sets the most seats one booking may take.</summary>
+    public int MaxSeatsPerBooking { get; set; } = 8;
+
+    /// <summary>Gets or sets which implementation serves the requests: boc, lock or channel.</summary>
+    public string Implementation { get; set; } = "boc";
+}

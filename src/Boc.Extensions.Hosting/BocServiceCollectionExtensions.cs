@@ -1,0 +1,62 @@
+using Boc;
+using Boc.Extensions.Hosting;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+
+namespace Microsoft.Extensions.DependencyInjection;
+
+/// <summary>Registers a Boc runtime with a .NET host.</summary>
+public static class BocServiceCollectionExtensions
+{
+    /// <summary>
+    /// Registers a <see cref="BocRuntime"/> singleton for the host: its fire-and-forget failures are logged through
+    /// <c>ILogger&lt;BocRuntime&gt;</c>, <see cref="BocHealthCheck"/> reports its state, and the host drains it when it
+    /// stops, within the host's shutdown timeout.
+    /// </summary>
+    /// <param name="services">The service collection.</param>
+    /// <param name="configure">
+    /// Sets the runtime's options (workers, dispatcher, fail-fast). An
+    /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> set here runs after the failure was logged.
+    /// </param>
+    /// <returns><paramref name="services"/>, for chaining.</returns>
+    /// <remarks>
+    /// <para>
+    /// The runtime is created here, from <paramref name="configure"/>, and registered as an instance, so the container
+    /// does not dispose it: disposing a runtime waits for every pending behaviour, and a container would do that
+    /// without a time limit. The host drains it instead, after every hosted service has stopped (so behaviours spawned
+    /// by those services while they stop are still accepted), bounded by <c>HostOptions.ShutdownTimeout</c>. If the
+    /// timeout passes first, the number of behaviours still pending is logged and they keep running; the host then
+    /// goes on with its shutdown.
+    /// </para>
+    /// <para>Register it once: a second call throws, because its options would otherwise be ignored.</para>
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="services"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The configured <see cref="BocRuntimeOptions.WorkerCount"/> is less than 1.</exception>
+    /// <exception cref="InvalidOperationException"><see cref="AddBoc"/> was already called on <paramref name="services"/>.</exception>
+    public static IServiceCollection AddBoc(this IServiceCollection services, Action<BocRuntimeOptions>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        if (services.Any(d => d.ServiceType == typeof(BocRuntime)))
+        {
+            throw new InvalidOperationException("A BocRuntime is already registered: call AddBoc once, with all the options.");
+        }
+
+        var options = new BocRuntimeOptions();
+        configure?.Invoke(options);
+        var monitor = new BocRuntimeMonitor(options.UnhandledExceptionHandler);
+
+        // The constructor validates the options and throws before anything is registered.
+        var runtime = new BocRuntime(new BocRuntimeOptions
+        {
+            Dispatcher = options.Dispatcher,
+            WorkerCount = options.WorkerCount,
+            FailFastOnUnhandledException = options.FailFastOnUnhandledException,
+            UnhandledExceptionHandler = monitor.Report,
+        });
+
+        services.AddSingleton(runtime);
+        services.AddSingleton(monitor);
+        services.TryAddSingleton<BocHealthCheck>();
+        services.AddHostedService<BocRuntimeLifetime>();
+        return services;
+    }
+}
