@@ -21,6 +21,9 @@ public sealed class SavinaConfig : ManualConfig
             .WithWarmupCount(2)
             .WithIterationCount(SavinaBenchmarkBase.SizeFromEnvironment() == SavinaSize.Paper ? 10 : 8));
         AddDiagnoser(MemoryDiagnoser.Default);
+
+        // The spread of the iterations, next to the median: run-to-run stability is reported, not hidden.
+        AddColumn(BenchmarkDotNet.Columns.StatisticColumn.Median, BenchmarkDotNet.Columns.StatisticColumn.Min, BenchmarkDotNet.Columns.StatisticColumn.Max);
         Options |= ConfigOptions.JoinSummary;
     }
 }
