@@ -46,6 +46,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly Action<Exception>? _exceptionHandler;
     private readonly bool _failFast;
     private readonly bool _isDefault;
+
+    // Set only by the controlled (testing) constructor: quiescence waiters continue on the thread that signals, so a
+    // controlled runtime never hands work to the thread pool behind its scheduler's back.
+    private readonly bool _inlineQuiescence;
     private readonly Lock _quiescenceLock = new();
     private readonly BocScheduler? _ownedScheduler;
 
@@ -96,6 +100,26 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
+        TimeProvider = TimeProvider.System;
+    }
+
+    /// <summary>
+    /// Creates a runtime that runs ready behaviours through <paramref name="dispatcher"/> (Boc.Testing's controlled
+    /// runtime): <paramref name="scheduler"/> becomes <see cref="Scheduler"/>, <paramref name="timeProvider"/> becomes
+    /// <see cref="TimeProvider"/>, and quiescence waiters are resumed inline rather than on the thread pool.
+    /// </summary>
+    internal BocRuntime(BocRuntimeOptions options, IDispatcher dispatcher, TaskScheduler scheduler, TimeProvider timeProvider)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(dispatcher);
+        ArgumentNullException.ThrowIfNull(scheduler);
+        ArgumentNullException.ThrowIfNull(timeProvider);
+        Dispatcher = dispatcher;
+        Scheduler = scheduler;
+        TimeProvider = timeProvider;
+        _exceptionHandler = options.UnhandledExceptionHandler;
+        _failFast = options.FailFastOnUnhandledException;
+        _inlineQuiescence = true;
     }
 
     /// <summary>Gets the process-wide runtime behind <see cref="Behaviours"/>. It cannot be disposed.</summary>
@@ -108,7 +132,20 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     public TaskScheduler Scheduler { get; }
 
+    /// <summary>
+    /// Gets the clock and timers that bodies should use for delays and timeouts (<c>Task.Delay(delay, runtime.TimeProvider)</c>,
+    /// <c>task.WaitAsync(timeout, runtime.TimeProvider)</c>): <see cref="TimeProvider.System"/> for every runtime
+    /// created with public constructors, and virtual time under Boc.Testing, where timers fire under the test's control.
+    /// </summary>
+    public TimeProvider TimeProvider { get; }
+
     internal IDispatcher Dispatcher { get; }
+
+    /// <summary>Gets whether no behaviour of this runtime is pending now (a snapshot, for the controlled runtime).</summary>
+    internal bool IsQuiescentNow => _pending.IsQuiescent();
+
+    /// <summary>Gets roughly how many behaviours are pending (exact when no other thread spawns or finishes).</summary>
+    internal long PendingEstimate => _pending.Estimate();
 
     /// <summary>
     /// Waits until the runtime is quiescent: every behaviour spawned on it so far, including behaviours those spawned,
@@ -334,7 +371,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             {
                 // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
                 // must not run the waiter's continuation inline.
-                _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                _nextQuiescence ??= new TaskCompletionSource(
+                    _inlineQuiescence ? TaskCreationOptions.None : TaskCreationOptions.RunContinuationsAsynchronously);
                 return _nextQuiescence.Task;
             }
 
