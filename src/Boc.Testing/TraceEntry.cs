@@ -36,7 +36,7 @@ internal readonly record struct TraceEntry(WorkKind Kind, int Ready, int Chosen,
 
                 break;
             case WorkKind.Continuation:
-                text.Append(Id == 0 ? "continuation of the scenario" : string.Create(CultureInfo.InvariantCulture, $"continuation of b{Id}'s body"));
+                text.Append(Id == 0 ? "an await resumes" : string.Create(CultureInfo.InvariantCulture, $"b{Id}'s body resumes after an await"));
                 break;
             case WorkKind.Task:
                 text.Append(Id == 0 ? "task on the runtime's scheduler" : string.Create(CultureInfo.InvariantCulture, $"task on the runtime's scheduler, queued by b{Id}"));

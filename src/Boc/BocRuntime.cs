@@ -47,9 +47,6 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly bool _failFast;
     private readonly bool _isDefault;
 
-    // Set only by the controlled (testing) constructor: quiescence waiters continue on the thread that signals, so a
-    // controlled runtime never hands work to the thread pool behind its scheduler's back.
-    private readonly bool _inlineQuiescence;
     private readonly Lock _quiescenceLock = new();
     private readonly BocScheduler? _ownedScheduler;
 
@@ -106,7 +103,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>
     /// Creates a runtime that runs ready behaviours through <paramref name="dispatcher"/> (Boc.Testing's controlled
     /// runtime): <paramref name="scheduler"/> becomes <see cref="Scheduler"/>, <paramref name="timeProvider"/> becomes
-    /// <see cref="TimeProvider"/>, and quiescence waiters are resumed inline rather than on the thread pool.
+    /// <see cref="TimeProvider"/>, and the runtime's own awaits continue on the captured context (see
+    /// <see cref="ContinuesOnCapturedContext"/>).
     /// </summary>
     internal BocRuntime(BocRuntimeOptions options, IDispatcher dispatcher, TaskScheduler scheduler, TimeProvider timeProvider)
     {
@@ -119,7 +117,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         TimeProvider = timeProvider;
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
-        _inlineQuiescence = true;
+        ContinuesOnCapturedContext = true;
     }
 
     /// <summary>Gets the process-wide runtime behind <see cref="Behaviours"/>. It cannot be disposed.</summary>
@@ -140,6 +138,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     public TimeProvider TimeProvider { get; }
 
     internal IDispatcher Dispatcher { get; }
+
+    /// <summary>
+    /// Gets whether the runtime's internal awaits (an asynchronous body's release, quiescence waits) continue on the
+    /// captured synchronization context. False (ConfigureAwait(false)) except under Boc.Testing: there the captured
+    /// context is the controlled run's, and .NET would otherwise move a ConfigureAwait(false) continuation that
+    /// completes under a custom context to the thread pool, outside the run's control.
+    /// </summary>
+    internal bool ContinuesOnCapturedContext { get; }
 
     /// <summary>Gets whether no behaviour of this runtime is pending now (a snapshot, for the controlled runtime).</summary>
     internal bool IsQuiescentNow => _pending.IsQuiescent();
@@ -168,7 +174,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     public async Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfInOwnBody("wait for the quiescence of");
-        await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
         ThrowUnobserved();
     }
 
@@ -231,7 +237,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         BeginDispose();
         try
         {
-            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
         }
         catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
         {
@@ -371,8 +377,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             {
                 // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
                 // must not run the waiter's continuation inline.
-                _nextQuiescence ??= new TaskCompletionSource(
-                    _inlineQuiescence ? TaskCreationOptions.None : TaskCreationOptions.RunContinuationsAsynchronously);
+                _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
                 return _nextQuiescence.Task;
             }
 
