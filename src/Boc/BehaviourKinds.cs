@@ -137,6 +137,13 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
             return;
         }
 
+        if (Runtime.ContinuesOnCapturedContext)
+        {
+            // Under Boc.Testing every resumption must come back through the controlled run's context: without this,
+            // AsTask() or ConfigureAwait(false) would resume on the thread pool, outside the run's control.
+            flags |= ValueTaskSourceOnCompletedFlags.UseSchedulingContext;
+        }
+
         _core.OnCompleted(continuation, state, token, flags);
     }
 
