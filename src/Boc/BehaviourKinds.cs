@@ -137,7 +137,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
             return;
         }
 
-        if (Runtime.ContinuesOnCapturedContext)
+        if (Runtime is { ContinuesOnCapturedContext: true })
         {
             // Under Boc.Testing every resumption must come back through the controlled run's context: without this,
             // AsTask() or ConfigureAwait(false) would resume on the thread pool, outside the run's control.
