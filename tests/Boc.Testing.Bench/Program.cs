@@ -1,7 +1,7 @@
 // Boc.Testing measurements (not a test: it asserts nothing, it prints numbers).
 //
-//   dotnet run -c Release --project benchmarks/Boc.Testing.Bench -- speed      # schedules per second, bank transfer
-//   dotnet run -c Release --project benchmarks/Boc.Testing.Bench -- contrast   # the bug zoo in plain runs
+//   dotnet run -c Release --project tests/Boc.Testing.Bench -- speed      # schedules per second, bank transfer
+//   dotnet run -c Release --project tests/Boc.Testing.Bench -- contrast   # the bug zoo in plain runs
 //
 // Measured loops rather than BenchmarkDotNet: one exploration is thousands of runs already, and the number wanted is
 // a throughput, not a per-call latency.
