@@ -22,6 +22,11 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
     private readonly List<TraceEntry> _trace = [];
     private readonly List<int> _traceCowns = [];
     private readonly ManualResetEventSlim _arrived = new();
+
+    // Timers that fired since the last step that was not a timer. A timer may fire ahead of ready work (time passes while
+    // that work is slow), but not again before some of that work runs: otherwise a strategy that favours a periodic timer
+    // (PCT gives it a priority like any chain) would starve everything else, a schedule no real machine produces.
+    private readonly HashSet<VirtualTimer> _firedSinceProgress = new(ReferenceEqualityComparer.Instance);
     private Exception? _behaviourFailure;
     private int _nextBehaviour;
     private int _nextChain;
@@ -102,8 +107,13 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
 
                 Work work = _candidates[chosen];
                 Record(work, chosen);
-                if (work.Kind != WorkKind.Timer)
+                if (work.Kind == WorkKind.Timer)
                 {
+                    _firedSinceProgress.Add(work.Timer!);
+                }
+                else
+                {
+                    _firedSinceProgress.Clear();
                     lock (_gate)
                     {
                         _ready.Remove(work);
@@ -207,7 +217,9 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
 
         // Once the scenario is done and nothing is pending, leftover timers (an unused timeout, a periodic timer) do not
         // keep the run alive.
-        if (!(finished && _candidates.Count == 0) && _time.Earliest() is { } timer)
+        if (!(finished && _candidates.Count == 0)
+            && _time.Earliest() is { } timer
+            && (_candidates.Count == 0 || !_firedSinceProgress.Contains(timer)))
         {
             _candidates.Add(new Work { Kind = WorkKind.Timer, Chain = timer.Chain, Id = timer.Number, Timer = timer });
         }
