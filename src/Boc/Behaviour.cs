@@ -597,7 +597,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // not be posted to a captured context (it may be a single-threaded one the caller is blocking). The delegate
         // is created once per pooled object, not per behaviour.
         _bodyTask = task;
-        task.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onBodyTaskCompleted ??= OnBodyTaskCompleted);
+        // (Under Boc.Testing the runtime asks for the captured context instead: the controlled run's, which queues the
+        // release as a step of the run.)
+        task.ConfigureAwait(_runtime!.ContinuesOnCapturedContext).GetAwaiter().UnsafeOnCompleted(_onBodyTaskCompleted ??= OnBodyTaskCompleted);
     }
 
     private void OnBodyTaskCompleted()

@@ -115,6 +115,13 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     /// </summary>
     private void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
     {
+        if (Runtime is { ContinuesOnCapturedContext: true })
+        {
+            // Under Boc.Testing every resumption must come back through the controlled run's context: without this,
+            // AsTask() or ConfigureAwait(false) would resume on the thread pool, outside the run's control.
+            flags |= ValueTaskSourceOnCompletedFlags.UseSchedulingContext;
+        }
+
         // Behaviour.Current is null outside bodies: the common case costs one thread-static and one AsyncLocal read.
         if (Behaviour.Current is { } waiter
             && _core.GetStatus(token) == ValueTaskSourceStatus.Pending

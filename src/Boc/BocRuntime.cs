@@ -44,6 +44,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly Action<Exception>? _exceptionHandler;
     private readonly bool _failFast;
     private readonly bool _isDefault;
+
     private readonly Lock _quiescenceLock = new();
     private readonly BocScheduler? _ownedScheduler;
 
@@ -94,6 +95,27 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
+        TimeProvider = TimeProvider.System;
+    }
+
+    /// <summary>
+    /// Creates a runtime that runs ready behaviours through <paramref name="dispatcher"/> (Boc.Testing's controlled
+    /// runtime): <paramref name="scheduler"/> becomes <see cref="Scheduler"/>, <paramref name="timeProvider"/> becomes
+    /// <see cref="TimeProvider"/>, and the runtime's own awaits continue on the captured context (see
+    /// <see cref="ContinuesOnCapturedContext"/>).
+    /// </summary>
+    internal BocRuntime(BocRuntimeOptions options, IDispatcher dispatcher, TaskScheduler scheduler, TimeProvider timeProvider)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(dispatcher);
+        ArgumentNullException.ThrowIfNull(scheduler);
+        ArgumentNullException.ThrowIfNull(timeProvider);
+        Dispatcher = dispatcher;
+        Scheduler = scheduler;
+        TimeProvider = timeProvider;
+        _exceptionHandler = options.UnhandledExceptionHandler;
+        _failFast = options.FailFastOnUnhandledException;
+        ContinuesOnCapturedContext = true;
     }
 
     /// <summary>
@@ -103,7 +125,28 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     public TaskScheduler Scheduler { get; }
 
+    /// <summary>
+    /// Gets the clock and timers that bodies should use for delays and timeouts (<c>Task.Delay(delay, runtime.TimeProvider)</c>,
+    /// <c>task.WaitAsync(timeout, runtime.TimeProvider)</c>): <see cref="TimeProvider.System"/> for every runtime
+    /// created with public constructors, and virtual time under Boc.Testing, where timers fire under the test's control.
+    /// </summary>
+    public TimeProvider TimeProvider { get; }
+
     internal IDispatcher Dispatcher { get; }
+
+    /// <summary>
+    /// Gets whether the runtime's internal awaits (an asynchronous body's release, quiescence waits) continue on the
+    /// captured synchronization context. False (ConfigureAwait(false)) except under Boc.Testing: there the captured
+    /// context is the controlled run's, and .NET would otherwise move a ConfigureAwait(false) continuation that
+    /// completes under a custom context to the thread pool, outside the run's control.
+    /// </summary>
+    internal bool ContinuesOnCapturedContext { get; }
+
+    /// <summary>Gets whether no behaviour of this runtime is pending now (a snapshot, for the controlled runtime).</summary>
+    internal bool IsQuiescentNow => _pending.IsQuiescent();
+
+    /// <summary>Gets roughly how many behaviours are pending (exact when no other thread spawns or finishes).</summary>
+    internal long PendingEstimate => _pending.Estimate();
 
     /// <summary>
     /// Waits until the runtime is quiescent: every behaviour spawned on it so far, including behaviours those spawned,
@@ -126,7 +169,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     public async Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfInOwnBody("wait for the quiescence of");
-        await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
         ThrowUnobserved();
     }
 
@@ -189,7 +232,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         BeginDispose();
         try
         {
-            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
         }
         catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
         {

@@ -1,0 +1,15 @@
+namespace Boc;
+
+// Read-only views of a behaviour's requests for Boc.Testing's schedule traces ("which behaviour on which cowns ran").
+// Kept apart from the protocol in Behaviour.cs: nothing here changes state.
+internal abstract partial class Behaviour
+{
+    /// <summary>Gets how many cowns the behaviour requests (after duplicates were merged, once it was enqueued).</summary>
+    internal int RequestCount => _slotCount;
+
+    /// <summary>Gets the cown of request <paramref name="index"/> (in cown-id order once enqueued).</summary>
+    internal Cown RequestedCown(int index) => SlotAt(index).Target;
+
+    /// <summary>Gets whether request <paramref name="index"/> is read-only.</summary>
+    internal bool RequestIsRead(int index) => SlotAt(index).IsRead;
+}

@@ -1,0 +1,139 @@
+using System.Collections.Concurrent;
+using Boc.Testing.Tests.Zoo;
+
+namespace Boc.Testing.Tests;
+
+/// <summary>The explorer's contract: what counts as a failure, what a report says, determinism, bad input.</summary>
+public sealed class ExplorerTests
+{
+    [Fact]
+    public async Task An_unhandled_body_exception_fails_the_run()
+    {
+        BocTestFailureException failure = await Assert.ThrowsAsync<BocTestFailureException>(() => BocTest.ExploreAsync(10, async rt =>
+        {
+            var c = new Cown<Box>(new Box());
+            rt.When(c, _ => throw new InvalidOperationException("boom"));
+            await rt.WaitForQuiescenceAsync();
+        }));
+
+        Assert.Equal(BocTestFailureKind.UnhandledBehaviourException, failure.Kind);
+        Assert.Equal("boom", failure.InnerException!.Message);
+        Assert.Equal(0, failure.Iteration);
+    }
+
+    [Fact]
+    public async Task A_behaviour_that_respawns_forever_hits_the_step_limit()
+    {
+        var options = new BocTestOptions { Iterations = 1, MaxSteps = 500 };
+        BocTestFailureException failure = await Assert.ThrowsAsync<BocTestFailureException>(() => BocTest.ExploreAsync(rt =>
+        {
+            var c = new Cown<Box>(new Box());
+            void Again(Box b)
+            {
+                b.Value++;
+                rt.When(c, Again);
+            }
+
+            rt.When(c, Again);
+            return Task.CompletedTask;
+        }, options));
+
+        Assert.Equal(BocTestFailureKind.StepLimitExceeded, failure.Kind);
+        Assert.Equal(500, failure.Trace.Count);
+    }
+
+    [Fact]
+    public async Task The_failure_message_names_strategy_seed_replay_call_and_the_schedule()
+    {
+        BocTestFailureException failure = await Assert.ThrowsAsync<BocTestFailureException>(() => BocTest.ExploreAsync(1000, DisjointOrder.Case.Buggy));
+
+        Assert.Contains($"seed {failure.Seed}", failure.Message, StringComparison.Ordinal);
+        Assert.Contains(failure.Strategy.ToString()!, failure.Message, StringComparison.Ordinal);
+        Assert.Contains($"seed: {failure.Seed}, scenario)", failure.Message, StringComparison.Ordinal);
+        Assert.Contains("step 1 (1 of 1 ready): scenario starts", failure.Message, StringComparison.Ordinal);
+        Assert.Contains(failure.Trace, line => System.Text.RegularExpressions.Regex.IsMatch(line, @"^step \d+ \(\d+ of \d+ ready\): behaviour b\d+ runs on c\d+$"));
+        Assert.All(failure.Trace, line => Assert.Contains(line, failure.Message, StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_passing_replay_returns_its_schedule_and_is_deterministic()
+    {
+        static async Task Transfers(BocRuntime rt)
+        {
+            var accounts = Enumerable.Range(0, 8).Select(_ => new Cown<Box>(new Box { Value = 100 })).ToArray();
+            foreach ((int from, int to) in new[] { (0, 1), (2, 3), (4, 5), (6, 7), (1, 2), (5, 6) })
+            {
+                rt.When(accounts[from], accounts[to], (f, t) =>
+                {
+                    f.Value -= 10;
+                    t.Value += 10;
+                });
+            }
+
+            await rt.WaitForQuiescenceAsync();
+        }
+
+        var traces = new HashSet<string>();
+        for (int seed = 0; seed < 20; seed++)
+        {
+            BocTestRun a = BocTest.Replay(BocTestStrategy.Random, seed, Transfers);
+            BocTestRun b = BocTest.Replay(BocTestStrategy.Random, seed, Transfers);
+            Assert.Equal(a.Trace, b.Trace);
+            Assert.Equal(seed, a.Seed);
+            traces.Add(string.Join("\n", a.Trace));
+        }
+
+        // Different seeds explore different schedules (20 seeds, many possible orders: all equal would mean no choice).
+        Assert.True(traces.Count > 5, $"only {traces.Count} distinct schedules from 20 seeds");
+    }
+
+    [Fact]
+    public async Task The_report_counts_iterations_and_steps()
+    {
+        BocTestReport report = await BocTest.ExploreAsync(50, async rt =>
+        {
+            var c = new Cown<Box>(new Box());
+            rt.When(c, b => b.Value++);
+            await rt.WaitForQuiescenceAsync();
+        });
+
+        Assert.Equal(50, report.Iterations);
+
+        // Per run: scenario start, the behaviour, WaitForQuiescenceAsync's own continuation, the scenario's continuation.
+        Assert.Equal(4, report.LongestRun);
+        Assert.Equal(200, report.TotalSteps);
+    }
+
+    [Fact]
+    public async Task Behaviours_run_on_one_thread_one_at_a_time()
+    {
+        var threads = new ConcurrentDictionary<int, bool>();
+        await BocTest.ExploreAsync(20, async rt =>
+        {
+            var cowns = Enumerable.Range(0, 4).Select(_ => new Cown<Box>(new Box())).ToArray();
+            foreach (Cown<Box> c in cowns)
+            {
+                rt.When(c, _ => threads[Environment.CurrentManagedThreadId] = true);
+            }
+
+            await rt.WaitForQuiescenceAsync();
+            Assert.Single(threads);
+            threads.Clear();
+        });
+    }
+
+    [Fact]
+    public async Task Bad_input_is_rejected_before_anything_runs()
+    {
+        await Assert.ThrowsAsync<ArgumentNullException>(() => BocTest.ExploreAsync(1, null!));
+        await Assert.ThrowsAsync<ArgumentNullException>(() => BocTest.ExploreAsync(_ => Task.CompletedTask, null!));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => BocTest.ExploreAsync(0, _ => Task.CompletedTask));
+        Assert.Throws<ArgumentNullException>(() => BocTest.Replay(null!, 1, _ => Task.CompletedTask));
+        Assert.Throws<ArgumentOutOfRangeException>(() => BocTestStrategy.Pct(depth: 0));
+        Assert.Throws<ArgumentOutOfRangeException>(() => BocTestStrategy.Pct(stepBound: -1));
+        var options = new BocTestOptions();
+        Assert.Throws<ArgumentException>(() => options.Strategies = []);
+        Assert.Throws<ArgumentOutOfRangeException>(() => options.MaxSteps = 0);
+        Assert.Throws<ArgumentOutOfRangeException>(() => options.UncontrolledWorkTimeout = TimeSpan.FromSeconds(-1));
+    }
+}
