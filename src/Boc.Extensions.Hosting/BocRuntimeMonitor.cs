@@ -70,7 +70,7 @@ public sealed class BocRuntimeMonitor
 
         if (logger is not null)
         {
-            Log.BehaviourFailed(logger, error.GetType().FullName, error);
+            Log.BehaviourFailed(logger, error.Data[BocRuntime.FailedCownsDataKey] as string, error.GetType().FullName, error);
         }
 
         if (_userHandler is { } handler)
@@ -108,7 +108,7 @@ public sealed class BocRuntimeMonitor
 
         foreach (Exception error in early ?? [])
         {
-            Log.BehaviourFailed(logger, error.GetType().FullName, error);
+            Log.BehaviourFailed(logger, error.Data[BocRuntime.FailedCownsDataKey] as string, error.GetType().FullName, error);
         }
     }
 }

@@ -6,8 +6,8 @@ namespace Boc.Extensions.Hosting;
 internal static partial class Log
 {
     [LoggerMessage(EventId = 1, EventName = "BehaviourFailed", Level = LogLevel.Error,
-        Message = "A fire-and-forget Boc behaviour threw {ExceptionType}; its cowns were released and the behaviours queued after it still run.")]
-    public static partial void BehaviourFailed(ILogger logger, string? exceptionType, Exception exception);
+        Message = "A fire-and-forget Boc behaviour on {Cowns} threw {ExceptionType}; its cowns were released and the behaviours queued after it still run.")]
+    public static partial void BehaviourFailed(ILogger logger, string? cowns, string? exceptionType, Exception exception);
 
     [LoggerMessage(EventId = 2, EventName = "HandlerFailed", Level = LogLevel.Error,
         Message = "The UnhandledExceptionHandler given to AddBoc threw.")]

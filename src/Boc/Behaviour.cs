@@ -647,6 +647,35 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
     }
 
+    /// <summary>
+    /// Records the cowns this behaviour held in <paramref name="error"/>'s <see cref="Exception.Data"/> under
+    /// <see cref="BocRuntime.FailedCownsDataKey"/> (slots are still intact: they are cleared only on recycling).
+    /// </summary>
+    protected void AnnotateFailure(Exception error)
+    {
+        var text = new System.Text.StringBuilder();
+        Span<Slot> slots = Slots;
+        for (int i = 0; i < slots.Length; i++)
+        {
+            if (i > 0)
+            {
+                text.Append(", ");
+            }
+
+            text.Append(slots[i].Target).Append(slots[i].IsRead ? " (read)" : " (write)");
+        }
+
+        try
+        {
+            error.Data[BocRuntime.FailedCownsDataKey] = text.ToString();
+        }
+#pragma warning disable CA1031 // A custom exception's Data may refuse the entry; the failure is still reported.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
     private static Exception? ErrorOf(Task? task)
     {
         if (task is null || task.IsCompletedSuccessfully)

@@ -12,6 +12,8 @@ internal abstract class FireAndForgetBehaviour : Behaviour
     {
         if (error is not null)
         {
+            // Say which behaviour failed, by the cowns it held: that is what a log reader needs to find it.
+            AnnotateFailure(error);
             Runtime.ReportUnhandled(error);
         }
 

@@ -36,6 +36,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     public const int MaxKeptExceptions = 100;
 
+    /// <summary>
+    /// The <see cref="Exception.Data"/> key under which the runtime records, in an exception thrown by a
+    /// fire-and-forget body, the cowns that behaviour held: a string such as <c>"Cown#3 (write), Cown#7 (read)"</c>,
+    /// set before the exception reaches <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> or is kept for
+    /// <see cref="WaitForQuiescenceAsync"/>. If one exception object is thrown by several behaviours, it names the last.
+    /// </summary>
+    public const string FailedCownsDataKey = "Boc.Cowns";
+
     // Fire-and-forget exceptions kept for the next wait (at most MaxKeptExceptions), and how many more were dropped.
     // Behind a lock: only failing behaviours and waits come here.
     private readonly Lock _unobservedLock = new();

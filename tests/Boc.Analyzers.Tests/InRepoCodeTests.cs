@@ -81,7 +81,8 @@ public class InRepoCodeTests
 
     /// <summary>
     /// What in-repo programs and documentation snippets may use besides Boc and the BCL: BenchmarkDotNet and Akka.NET
-    /// (the benchmarks' baselines), Boc.Extensions.Hosting, and the whole ASP.NET Core shared framework (the samples
+    /// (the benchmarks' baselines), Boc.Extensions.Hosting, Boc.Testing with xUnit (the systematic-testing example), and
+    /// the whole ASP.NET Core shared framework (the samples
     /// include an ASP.NET Core service and a worker service; it has Microsoft.Extensions.Hosting and friends too).
     /// </summary>
     internal static IEnumerable<MetadataReference> ProgramReferences() =>
@@ -91,6 +92,9 @@ public class InRepoCodeTests
             typeof(BenchmarkDotNet.Running.BenchmarkSwitcher).Assembly,
             typeof(Akka.Actor.ActorSystem).Assembly,
             typeof(Boc.Extensions.Hosting.BocHealthCheck).Assembly,
+            typeof(Boc.Testing.BocTest).Assembly,
+            typeof(Xunit.FactAttribute).Assembly,
+            typeof(Xunit.Assert).Assembly,
         }.Distinct().Select(a => a.Location)
             .Concat(Directory.EnumerateFiles(Path.GetDirectoryName(typeof(Microsoft.AspNetCore.Builder.WebApplication).Assembly.Location)!, "*.dll"))
             .Select(path => (MetadataReference)MetadataReference.CreateFromFile(path));

@@ -54,7 +54,9 @@ public sealed class AddBocTests
         var runtime = host.Services.GetRequiredService<BocRuntime>();
 
         var failure = new InvalidOperationException("seat map corrupted");
-        runtime.When(new Cown<Counter>(new Counter()), _ => throw failure);
+        var seats = new Cown<Counter>(new Counter());
+        var prices = new Cown<Counter>(new Counter());
+        runtime.When(seats, Cown.Read(prices), (_, _) => throw failure);
 
         var (error, logsBefore) = await handled.Task.WaitAsync(Limit);
         Assert.Same(failure, error);
@@ -64,6 +66,11 @@ public sealed class AddBocTests
         Assert.Equal(typeof(BocRuntime).FullName, record.Category);
         Assert.Same(failure, record.Exception);
         Assert.Contains(record.State, kv => kv.Key == "ExceptionType" && Equals(kv.Value, typeof(InvalidOperationException).FullName));
+
+        // Which behaviour failed: the log names the cowns it held, and how.
+        string expectedCowns = string.Join(", ", new[] { $"{seats} (write)", $"{prices} (read)" }.OrderBy(c => c, StringComparer.Ordinal));
+        var cowns = Assert.Single(record.State, kv => kv.Key == "Cowns").Value as string;
+        Assert.Equal(expectedCowns, string.Join(", ", (cowns ?? "").Split(", ").OrderBy(c => c, StringComparer.Ordinal)));
         var monitor = host.Services.GetRequiredService<BocRuntimeMonitor>();
         Assert.Equal(1, monitor.UnhandledExceptionCount);
         Assert.NotNull(monitor.LastUnhandledExceptionAt);

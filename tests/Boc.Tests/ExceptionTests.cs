@@ -9,6 +9,27 @@ public sealed class ExceptionTests
         public int Value;
     }
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(5)]
+    public async Task AFireAndForgetFailure_NamesTheCownsItsBehaviourHeld(int arity)
+    {
+        var errors = new ConcurrentQueue<Exception>();
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { UnhandledExceptionHandler = errors.Enqueue });
+        var cowns = Enumerable.Range(0, arity).Select(_ => new Cown<object>(new object())).ToArray();
+
+        // Every other cown read-only; a dynamic set, so that any arity takes the same path as the fixed overloads.
+        IAcquirable<object>[] requests = cowns.Select((c, i) => i % 2 == 0 ? (IAcquirable<object>)c : Cown.Read(c)).ToArray();
+        runtime.When(requests, _ => throw new InvalidOperationException("boom"));
+        await runtime.WaitForQuiescenceAsync();
+
+        Exception error = Assert.Single(errors);
+        string[] expected = cowns.Select((c, i) => $"{c} ({(i % 2 == 0 ? "write" : "read")})").Order(StringComparer.Ordinal).ToArray();
+        string[] named = ((string)error.Data[BocRuntime.FailedCownsDataKey]!).Split(", ").Order(StringComparer.Ordinal).ToArray();
+        Assert.Equal(expected, named);
+    }
+
     [Fact]
     public async Task ThrowingBody_ReleasesItsCowns_AndSuccessorsRun()
     {
