@@ -13,11 +13,18 @@ path = sys.argv[1]
 unit = sys.argv[2] if len(sys.argv) > 2 else "ms"
 scale = {"ns": 1.0, "us": 1e3, "ms": 1e6}[unit]
 runs = {}
+seen = {}
+flags = set()
 current = None
 for line in open(path, encoding="utf-8", errors="replace"):
-    m = re.match(r"// Benchmark: (\S+): (\w+)\(", line)
+    m = re.match(r"// Benchmark: (.+?): (before|after)\(", line)
     if m:
-        current = (m.group(1), m.group(2))
+        # Methods may share a display name (one Description, several categories): number repeats in run order.
+        name, job = m.group(1), m.group(2)
+        seen[(name, job)] = seen.get((name, job), 0) + 1
+        if seen[(name, job)] > 1 or (name, "repeat") in flags:
+            flags.add((name, "repeat"))
+        current = (f"{name} #{seen[(name, job)]}", job)
         runs.setdefault(current, [])
         continue
     m = re.match(r"WorkloadResult\s+\d+: (\d+) op, ([\d.]+) ns", line)
@@ -30,7 +37,10 @@ def cell(values):
     med = statistics.median(values)
     return f"{med:.3g} ({min(values):.3g}–{max(values):.3g})", med
 
-names = sorted({name for name, _ in runs})
+# Drop the "#1" of names that never repeat.
+single = {name.rsplit(" #", 1)[0] for name, _ in runs if name.endswith(" #2")}
+runs = {((n if n.rsplit(" #", 1)[0] in single else n.rsplit(" #", 1)[0]), j): v for (n, j), v in runs.items()}
+names = sorted({name for name, _ in runs}, key=lambda n: (n.rsplit(" #", 1)[0], n))
 print(f"| Benchmark | before: median (min–max), {unit} | after: median (min–max), {unit} | after ÷ before |")
 print("|---|---:|---:|---:|")
 for name in names:
