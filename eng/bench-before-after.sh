@@ -22,7 +22,10 @@ if ! dotnet pack "$work/tree/src/Boc/Boc.csproj" -c Release -p:Version="$version
   cat "$work/pack.log" >&2
   exit 1
 fi
-echo "before: Boc $version from $sha, in $work/feed"
+# The package id changed with the rename (Boc -> BehaviourOrientedConcurrency); take it from the packed file.
+nupkg=$(basename "$(ls "$work/feed"/*."$version".nupkg | head -n 1)")
+package=${nupkg%."$version".nupkg}
+echo "before: $package $version from $sha, in $work/feed"
 
-BOC_BASELINE_VERSION="$version" BOC_BASELINE_FEED="$work/feed" \
+BOC_BASELINE_VERSION="$version" BOC_BASELINE_FEED="$work/feed" BOC_BASELINE_PACKAGE="$package" \
   dotnet run -c Release --project benchmarks/Boc.Benchmarks -- "$@"

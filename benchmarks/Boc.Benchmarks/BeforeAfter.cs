@@ -5,7 +5,8 @@ namespace Boc.Benchmarks;
 
 /// <summary>
 /// Before/after comparisons in one BenchmarkDotNet run. <c>eng/bench-before-after.sh</c> packs Boc at an older commit
-/// into a local folder and sets <c>BOC_BASELINE_VERSION</c> and <c>BOC_BASELINE_FEED</c>; then every config adds its job
+/// into a local folder and sets <c>BOC_BASELINE_VERSION</c>, <c>BOC_BASELINE_FEED</c> and <c>BOC_BASELINE_PACKAGE</c> (the
+/// package id of that commit: <c>Boc</c> before the rename, <c>BehaviourOrientedConcurrency</c> after); then every config adds its job
 /// twice: "before", built against that package, and "after", built against the working tree. Without the variables a
 /// config has its one job, as usual.
 /// </summary>
@@ -15,6 +16,7 @@ internal static class BeforeAfter
     {
         string? version = Environment.GetEnvironmentVariable("BOC_BASELINE_VERSION");
         string? feed = Environment.GetEnvironmentVariable("BOC_BASELINE_FEED");
+        string package = Environment.GetEnvironmentVariable("BOC_BASELINE_PACKAGE") is { Length: > 0 } id ? id : "Boc";
         if (string.IsNullOrEmpty(version) || string.IsNullOrEmpty(feed))
         {
             config.AddJob(job);
@@ -22,7 +24,7 @@ internal static class BeforeAfter
         }
 
         config.AddJob(job
-            .WithArguments([new MsBuildArgument($"/p:BocBaselineVersion={version}"), new MsBuildArgument($"/p:BocBaselineFeed={feed}")])
+            .WithArguments([new MsBuildArgument($"/p:BocBaselineVersion={version}"), new MsBuildArgument($"/p:BocBaselineFeed={feed}"), new MsBuildArgument($"/p:BocBaselinePackage={package}")])
             .WithId("before"));
         config.AddJob(job.WithId("after"));
     }

@@ -56,6 +56,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly Lock _quiescenceLock = new();
     private readonly BocScheduler? _ownedScheduler;
 
+    // The dispatcher when it is a BocScheduler (owned or not), for the spawn-time hand-over (BocScheduler.OnSpawn).
+    private readonly BocScheduler? _bocScheduler;
+
     // Behaviours accepted but not finished: counted in before enqueuing, out after release and delivery, so "none
     // pending" means nothing is queued, running, or about to release. Striped per processor (see PendingCount).
     private readonly PendingCount _pending = new();
@@ -91,6 +94,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
                 _ownedScheduler = new BocScheduler(options.WorkerCount ?? Environment.ProcessorCount);
                 Dispatcher = _ownedScheduler;
                 Scheduler = _ownedScheduler;
+                _bocScheduler = _ownedScheduler;
                 break;
             case BocDispatcher.ThreadPool:
                 Dispatcher = options.WorkerCount is int bound ? new BoundedThreadPoolDispatcher(bound) : ThreadPoolDispatcher.Instance;
@@ -119,6 +123,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         ArgumentNullException.ThrowIfNull(scheduler);
         ArgumentNullException.ThrowIfNull(timeProvider);
         Dispatcher = dispatcher;
+        _bocScheduler = dispatcher as BocScheduler;
         Scheduler = scheduler;
         TimeProvider = timeProvider;
         _exceptionHandler = options.UnhandledExceptionHandler;
@@ -275,6 +280,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             ObjectDisposedException.ThrowIf(true, this);
         }
 
+        // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
+        // scheduler move that one where an idle worker can take it (BocScheduler.OnSpawn).
+        _bocScheduler?.OnSpawn();
         behaviour.Enqueue();
     }
 

@@ -11,8 +11,9 @@ namespace Boc;
 //
 // Where an item can be, and who may take it from there:
 //   * Worker.Next - the next slot. Filled only by its owner (Dispatch on a worker: a behaviour made ready there runs
-//     next there, cache-warm). Emptied by the owner (NextItem) or, when the owner looks blocked, by a parked peer
-//     (TakeStuckWork). Every access is an Interlocked.Exchange, so an item in the slot is taken exactly once.
+//     next there, cache-warm). Emptied by the owner (NextItem; or OnSpawn, which moves it to the queue when the
+//     item that filled it spawns again, so is not about to finish) or, when the owner looks blocked, by a parked
+//     peer (TakeStuckWork). Every access is an Interlocked.Exchange, so an item in the slot is taken exactly once.
 //   * Worker.Queue - a bounded ring (Scheduling/RunQueue.cs). Pushed only by its owner; taken by anyone by CAS on its
 //     head, one item (TryTake) or half the queue at once (StealHalfInto, into the thief's own empty queue). Its
 //     argument (why a consumer may read a slot before claiming it, and the release/acquire pairs) is in that file.
@@ -227,6 +228,35 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
 
         EnqueueFromOutside(behaviour);
+    }
+
+    /// <summary>
+    /// Called before every spawn. If the calling worker's next slot is already full, the item running now made a
+    /// behaviour ready earlier and is still going (it spawns again): it is not about to finish, so the waiting
+    /// behaviour moves to the worker's queue, where an idle worker can take it, and one is woken.
+    /// </summary>
+    /// <remarks>
+    /// Without this, a long body that spawns a stream of messages (a producer, Savina's Sleeping Barber factory) holds
+    /// the first one it made ready in its next slot until it ends, and every behaviour queued behind that one on the
+    /// same cown waits with it; only a parked peer's stuck-work poll took it over, one interval later. A body that
+    /// spawns once and returns (a message chain) never gets here with a full slot, so chains keep the slot and pay no
+    /// wake-up. Nothing but the owner fills the slot, and the owner takes it (empty) before each item it runs, so a
+    /// full slot here was filled by the running item.
+    /// </remarks>
+    internal void OnSpawn()
+    {
+        Worker? worker = t_worker;
+        if (worker is null || worker.Scheduler != this || Volatile.Read(ref worker.Next) is null)
+        {
+            return;
+        }
+
+        // Exchange: a parked peer may be taking the same item as stuck work.
+        if (Interlocked.Exchange(ref worker.Next, null) is { } waiting)
+        {
+            PushLocal(worker, waiting);
+            WakeOne();
+        }
     }
 
     /// <inheritdoc/>

@@ -141,6 +141,33 @@ public sealed class SchedulerFairnessTests
     }
 
     [Fact]
+    public async Task ABodyThatKeepsSpawning_LetsAnotherWorkerRunTheBehaviourItMadeReady()
+    {
+        // The first spawn is ready at once and goes to this worker's next slot; the second queues behind it on the same
+        // cown, so the body spawns again while the first still waits in its slot. The scheduler then moves it where the
+        // other worker takes it. The poll for stuck work is off, so nothing else can: without the hand-over the body
+        // waits for a behaviour held back by itself, and the wait gives up (it does with OnSpawn disabled).
+        using var scheduler = new BocScheduler(2, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        var producer = new Cown<Counter>(new Counter());
+        var target = new Cown<Counter>(new Counter());
+        for (int round = 0; round < 20; round++)
+        {
+            using var firstRan = new ManualResetEventSlim();
+            bool ranWhileProducing = await runtime.WhenAsync(producer, _ =>
+            {
+                runtime.When(target, t => { t.Value++; firstRan.Set(); });
+                runtime.When(target, t => t.Value++);
+                return firstRan.Wait(Progress.Limit);
+            }).Guard();
+            Assert.True(ranWhileProducing, $"round {round}: the first behaviour stayed in the producing worker's next slot");
+        }
+
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(40, await runtime.WhenAsync(target, t => t.Value).Guard());
+    }
+
+    [Fact]
     public async Task IdleBurstIdleCycles_WakeAParkedWorker_WithoutThePeriodicPoll()
     {
         // With the stuck-work poll off a parked worker wakes only when an enqueue releases it: a lost wake-up leaves a
