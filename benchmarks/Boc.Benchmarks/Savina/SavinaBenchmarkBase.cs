@@ -19,7 +19,15 @@ public sealed class SavinaConfig : ManualConfig
             .WithStrategy(RunStrategy.Monitoring)
             .WithLaunchCount(1)
             .WithWarmupCount(2)
-            .WithIterationCount(SavinaBenchmarkBase.SizeFromEnvironment() == SavinaSize.Paper ? 10 : 8));
+            .WithIterationCount(SavinaBenchmarkBase.SizeFromEnvironment() == SavinaSize.Paper ? 10 : 8)
+
+            // Steady state, not tier-0 code. Tiered compilation promotes a hot method only after a delay (100 ms) that
+            // restarts whenever anything new is jitted, and BenchmarkDotNet's own engine keeps jitting between
+            // iterations: a run of fast iterations (Ping Pong, about 30 ms each) then never reached tier 1, and its
+            // two warm-ups did not help (measured: Ping Pong 31 ms per run for its first 20 runs, 5-10 ms after).
+            // Without the delay the same optimized (tier-1, PGO) code is in place after the first warm-up; the code
+            // measured is what a long-running process runs.
+            .WithEnvironmentVariables(new EnvironmentVariable("DOTNET_TC_CallCountingDelayMs", "0")));
         AddDiagnoser(MemoryDiagnoser.Default);
 
         // The spread of the iterations, next to the median: run-to-run stability is reported, not hidden.
