@@ -114,4 +114,26 @@ internal static class Progress
     public static Task Guard(this ValueTask task) => task.AsTask().WaitAsync(Limit);
 
     public static Task<T> Guard<T>(this ValueTask<T> task) => task.AsTask().WaitAsync(Limit);
+
+    /// <summary>
+    /// Disposes <paramref name="runtime"/> at the end of a scope with a bounded drain: <c>await using</c> on the runtime
+    /// itself would wait forever for a deadlocked program (the very bug a stress test looks for) and hang the run.
+    /// </summary>
+    public static BoundedDrain DrainOnExit(this BocRuntime runtime) => new(runtime);
+
+    internal readonly struct BoundedDrain(BocRuntime runtime) : IAsyncDisposable
+    {
+        public async ValueTask DisposeAsync()
+        {
+            using var limit = new CancellationTokenSource(Limit);
+            try
+            {
+                await runtime.ShutdownAsync(limit.Token);
+            }
+            catch (BocShutdownCanceledException e)
+            {
+                throw new TimeoutException($"The runtime did not drain within {Limit.TotalSeconds} s: {e.PendingBehaviours} behaviours still pending (a deadlock?).", e);
+            }
+        }
+    }
 }

@@ -46,12 +46,13 @@ public sealed class StressTests(ITestOutputHelper output)
         Assert.True(plan.Nodes.Count >= 100_000, $"{context}: the plan has only {plan.Nodes.Count} behaviours");
 
         var delivered = new ConcurrentQueue<int>();
-        await using var runtime = new BocRuntime(new BocRuntimeOptions
+        var runtime = new BocRuntime(new BocRuntimeOptions
         {
             WorkerCount = workers,
             Dispatcher = dispatcher,
             UnhandledExceptionHandler = e => delivered.Enqueue(((PlannedFailure)e).Node),
         });
+        await using var drain = runtime.DrainOnExit();
         var execution = new Execution(plan, runtime, cownCount);
 
         var watch = System.Diagnostics.Stopwatch.StartNew();
