@@ -573,6 +573,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         AssertLive();
         Task? task;
         _started = true;
+
+        // Metrics and tracing (Behaviour.Diagnostics.cs): only if something was captured at spawn.
+        Activity? ambient = _spawnTimestamp != 0 || _trace is not null ? OnBodyStarting() : null;
         Behaviour? outer = t_running;
         t_running = this;
         try
@@ -587,6 +590,11 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         t_running = outer;
+        if (_trace is not null)
+        {
+            LeaveSpanOnThisThread(ambient);
+        }
+
         if (task is null || task.IsCompleted)
         {
             Finish(ErrorOf(task), task);
@@ -634,6 +642,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // Nothing outside reaches this behaviour any more (see "Reuse" above). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
         BocRuntime runtime = _runtime!;
+        OnBodyFinished(runtime, error);
         try
         {
             if (!Deliver(error, bodyTask))
@@ -727,6 +736,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         _slotCount = 0;
         _runtime = null;
         _started = false;
+        ClearDiagnostics();
 #if DEBUG
         if (_pooled)
         {

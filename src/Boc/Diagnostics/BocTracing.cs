@@ -1,0 +1,62 @@
+using System.Diagnostics;
+using System.Reflection;
+
+namespace Boc.Diagnostics;
+
+/// <summary>
+/// The <see cref="ActivitySource"/> named <c>Boc</c>: one span per behaviour, for runtimes created with
+/// <see cref="BocRuntimeOptions.TraceBehaviours"/> (off by default).
+/// </summary>
+/// <remarks>
+/// Execution context does not flow into bodies (a body runs on a worker, from the worker's empty context), so the
+/// spawner's <see cref="Activity.Current"/> is captured explicitly at spawn, only when tracing is on and the source has
+/// listeners, and becomes the span's parent when the body starts. The span is current while the body runs (so spans
+/// the body starts nest under it), covers an asynchronous body until its task completes, carries the number of cowns
+/// and the runtime's name, and is marked <see cref="ActivityStatusCode.Error"/> with the exception when the body faults.
+/// </remarks>
+internal static class BocTracing
+{
+    /// <summary>The name of the source: <c>Boc</c>.</summary>
+    internal const string SourceName = "Boc";
+
+    /// <summary>The name of every behaviour span (low cardinality, as span names should be).</summary>
+    internal const string BehaviourSpanName = "boc.behaviour";
+
+    /// <summary>The span tag with the number of cowns the behaviour acquired (duplicates merged).</summary>
+    internal const string CownCountTag = "boc.cowns";
+
+    internal static readonly ActivitySource Source = new(SourceName, typeof(BocTracing).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion);
+
+    /// <summary>Stands for "traced, but the spawner had no current activity" (the span is then a root).</summary>
+    internal static readonly object NoParent = new();
+
+    /// <summary>Ends <paramref name="span"/>, marking it failed with <paramref name="error"/> if there is one.</summary>
+    internal static void End(Activity span, Exception? error)
+    {
+        if (error is not null)
+        {
+            span.SetStatus(ActivityStatusCode.Error, error.Message);
+#if NET9_0_OR_GREATER
+            span.AddException(error);
+#else
+            // The OpenTelemetry exception event, as Activity.AddException records it on .NET 9 and later.
+            span.AddEvent(new ActivityEvent("exception", tags: new ActivityTagsCollection
+            {
+                { "exception.type", error.GetType().FullName },
+                { "exception.message", error.Message },
+                { "exception.stacktrace", error.ToString() },
+            }));
+#endif
+        }
+
+        // Stop makes the activity that was current when the span started current again, on this thread; that is
+        // right where the span started (a synchronous body), but an asynchronous body completes on another thread,
+        // whose current activity must stay what it was.
+        Activity? current = Activity.Current;
+        span.Stop();
+        if (!ReferenceEquals(current, span))
+        {
+            Activity.Current = current;
+        }
+    }
+}
