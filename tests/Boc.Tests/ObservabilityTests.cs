@@ -93,13 +93,12 @@ public sealed class ObservabilityTests(ITestOutputHelper output)
 
         string context = $"seed={seed} dispatcher={dispatcher} faults={expectedFaults}";
         output.WriteLine(context);
-        Assert.True(N == recorder.Sum("boc.behaviours.spawned"), context);
-        Assert.True(N - expectedFaults == recorder.Sum("boc.behaviours.completed"), context);
-        Assert.True(expectedFaults == recorder.Sum("boc.behaviours.faulted"), context);
-        Assert.True(recorder.Sum("boc.behaviours.canceled") == 0, context);
-        double[] delays = recorder.Values("boc.behaviours.start_delay");
-        Assert.True(N == delays.Length, context);
-        Assert.All(delays, d => Assert.True(d >= 0, context));
+        // (spawned, completed, faulted, canceled, start delays): the seed is in the output above.
+        Assert.Equal(
+            ((long)N, (long)(N - expectedFaults), (long)expectedFaults, 0L, N),
+            (recorder.Sum("boc.behaviours.spawned"), recorder.Sum("boc.behaviours.completed"), recorder.Sum("boc.behaviours.faulted"),
+                recorder.Sum("boc.behaviours.canceled"), recorder.Values("boc.behaviours.start_delay").Length));
+        Assert.All(recorder.Values("boc.behaviours.start_delay"), d => Assert.True(d >= 0, context));
     }
 
     [Fact]
