@@ -8,7 +8,9 @@ namespace Boc;
 // =====================================================================================================================
 // The BoC protocol: how a behaviour is enqueued on its cowns, how it learns it may run, and how it lets the next one in.
 // Everything that touches the queue state of a cown (Cown.Last, Cown.ReadState, Cown.PendingWriter) or a behaviour's
-// request slots is in this file.
+// request slots is in this file. (Diagnostics/Behaviour.Diagnostics.cs only reads that state, racily, for the
+// debugging dump Cown.DescribeQueue; its metrics and tracing hooks in Run and Finish touch only the behaviour's own
+// diagnostics fields, so nothing below depends on them.)
 //
 // Vocabulary (Cheeseman et al., OOPSLA 2023, section 4):
 //   * Behaviour - one `When`: a body, the cowns it needs, and a countdown of the cowns it does not hold yet.
