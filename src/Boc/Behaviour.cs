@@ -185,8 +185,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     private Task? _bodyTask;
     private Action? _onBodyTaskCompleted;
 
-    /// <summary>Incremented each time the behaviour returns to its pool.</summary>
+#if DEBUG
+    /// <summary>Incremented each time the behaviour returns to its pool (debug builds check links against it).</summary>
     private int _generation;
+#endif
 
     /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
     private bool _started;
@@ -577,7 +579,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         _started = true;
 
         // Metrics and tracing (Behaviour.Diagnostics.cs): only if something was captured at spawn.
-        Activity? ambient = _spawnTimestamp != 0 || _trace is not null ? OnBodyStarting() : null;
+        Activity? ambient = _spawnMicros != 0 || _traced ? OnBodyStarting() : null;
         Behaviour? outer = t_running;
         t_running = this;
         try
@@ -592,7 +594,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         t_running = outer;
-        if (_trace is not null)
+        if (_traced)
         {
             LeaveSpanOnThisThread(ambient);
         }
@@ -746,8 +748,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         _pooled = true;
-#endif
         _generation++;
+#endif
     }
 
     /// <summary>Marks the behaviour as taken from the pool (debug builds check it is not used while pooled).</summary>

@@ -10,27 +10,33 @@ namespace Boc;
 // part in the protocol (Behaviour.cs): the hooks only read the behaviour's own fields, and the queue dump only reads.
 internal abstract partial class Behaviour
 {
-    /// <summary><see cref="Stopwatch.GetTimestamp"/> at spawn, or 0: taken only while the start-delay histogram is enabled.</summary>
-    private long _spawnTimestamp;
+    // Kept small on purpose: every behaviour carries these fields, and they fit in the padding the base class had
+    // (a one-cown behaviour stays within its 128-byte allocation). The tracing state itself lives in a side table.
 
     /// <summary>
-    /// Tracing state, null unless the runtime traces behaviours and the source had listeners at spawn: from spawn to
-    /// start, the spawner's <see cref="Activity"/> (the span's parent) or <see cref="BocTracing.NoParent"/>; from start
-    /// to finish, the behaviour's span (or null if the listeners sampled it out).
+    /// The spawn time in microseconds (<see cref="SpawnClock"/>), or 0: taken only while the start-delay histogram is
+    /// enabled. 32 bits wrap after about 71 minutes, so a longer wait is reported modulo that.
     /// </summary>
-    private object? _trace;
+    private uint _spawnMicros;
+
+    /// <summary>Whether tracing state was captured at spawn (the runtime traces behaviours and the source had listeners).</summary>
+    private bool _traced;
 
     /// <summary>Gets whether the spawn was stamped for the start-delay histogram (for tests: zero cost when unobserved).</summary>
-    internal bool HasSpawnTimestamp => _spawnTimestamp != 0;
+    internal bool HasSpawnTimestamp => _spawnMicros != 0;
 
-    /// <summary>Gets whether tracing state was captured for this behaviour (for tests).</summary>
-    internal bool IsTraced => _trace is not null;
+    /// <summary>Gets whether this behaviour is traced (for tests).</summary>
+    internal bool IsTraced => _traced && BocTracing.StateOf(this)?.Span is not null;
 
     /// <summary>Stamps the spawn time for the start-delay histogram (the caller checked that it is enabled).</summary>
-    internal void StampSpawn() => _spawnTimestamp = Stopwatch.GetTimestamp();
+    internal void StampSpawn() => _spawnMicros = SpawnClock.NowMicros();
 
     /// <summary>Captures the spawner's current activity as the parent of this behaviour's span (tracing is on).</summary>
-    internal void CaptureTraceParent() => _trace = Activity.Current ?? BocTracing.NoParent;
+    internal void CaptureTraceParent()
+    {
+        BocTracing.Attach(this, Activity.Current);
+        _traced = true;
+    }
 
     /// <summary>
     /// Called when the body is about to start, if anything was captured at spawn: records the start delay and starts
@@ -39,21 +45,21 @@ internal abstract partial class Behaviour
     [MethodImpl(MethodImplOptions.NoInlining)]
     private Activity? OnBodyStarting()
     {
-        long stamp = _spawnTimestamp;
+        // The stamp is kept until the behaviour returns to the pool (a body runs once, so it is recorded once).
+        uint stamp = _spawnMicros;
         if (stamp != 0)
         {
-            // Kept until the behaviour returns to the pool (a body runs once, so it is recorded once).
-            BocMetrics.RecordStartDelay(_runtime!.Name, stamp);
+            BocMetrics.RecordStartDelay(_runtime!.Name, SpawnClock.MillisecondsSince(stamp));
         }
 
-        object? trace = _trace;
-        if (trace is null)
+        if (!_traced || BocTracing.StateOf(this) is not { } trace)
         {
             return null;
         }
 
         Activity? ambient = Activity.Current;
-        ActivityContext parent = trace is Activity spawner ? spawner.Context : default;
+        ActivityContext parent = trace.Parent?.Context ?? default;
+        trace.Parent = null;
         Activity? span = BocTracing.Source.StartActivity(BocTracing.BehaviourSpanName, ActivityKind.Internal, parent);
         if (span is not null && span.IsAllDataRequested)
         {
@@ -64,7 +70,7 @@ internal abstract partial class Behaviour
             }
         }
 
-        _trace = span;
+        trace.Span = span;
         return ambient;
     }
 
@@ -74,7 +80,7 @@ internal abstract partial class Behaviour
     /// </summary>
     private void LeaveSpanOnThisThread(Activity? ambient)
     {
-        if (_trace is Activity span && ReferenceEquals(Activity.Current, span))
+        if (BocTracing.StateOf(this)?.Span is { } span && ReferenceEquals(Activity.Current, span))
         {
             Activity.Current = ambient;
         }
@@ -84,10 +90,10 @@ internal abstract partial class Behaviour
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void OnBodyFinished(BocRuntime runtime, Exception? error)
     {
-        if (_trace is Activity span)
+        if (_traced)
         {
-            _trace = null;
-            BocTracing.End(span, error);
+            _traced = false;
+            BocTracing.Finish(this, error);
         }
 
         Counter<long> outcome = error is null ? BocMetrics.Completed : BocMetrics.Faulted;
@@ -97,11 +103,15 @@ internal abstract partial class Behaviour
         }
     }
 
-    /// <summary>Clears the diagnostics state for the pool.</summary>
+    /// <summary>Clears the diagnostics state for the pool (a behaviour withdrawn before it ran may still be traced).</summary>
     private void ClearDiagnostics()
     {
-        _spawnTimestamp = 0;
-        _trace = null;
+        _spawnMicros = 0;
+        if (_traced)
+        {
+            _traced = false;
+            BocTracing.Detach(this);
+        }
     }
 
     /// <summary>

@@ -91,10 +91,9 @@ internal static class BocMetrics
         }
     }
 
-    /// <summary>Records the spawn-to-start delay of a behaviour stamped at spawn with <see cref="Stopwatch.GetTimestamp"/>.</summary>
-    internal static void RecordStartDelay(string? runtimeName, long spawnTimestamp)
+    /// <summary>Records a spawn-to-start delay.</summary>
+    internal static void RecordStartDelay(string? runtimeName, double milliseconds)
     {
-        double milliseconds = Stopwatch.GetElapsedTime(spawnTimestamp).TotalMilliseconds;
         if (runtimeName is null)
         {
             StartDelay.Record(milliseconds);

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Reflection;
+using System.Runtime.CompilerServices;
 
 namespace Boc.Diagnostics;
 
@@ -27,11 +28,36 @@ internal static class BocTracing
 
     internal static readonly ActivitySource Source = new(SourceName, typeof(BocTracing).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion);
 
-    /// <summary>Stands for "traced, but the spawner had no current activity" (the span is then a root).</summary>
-    internal static readonly object NoParent = new();
+    // The tracing state of traced behaviours, kept beside them rather than in a field: every behaviour would carry the
+    // field, traced or not, and it would push a one-cown behaviour past its 128-byte allocation. Only traced
+    // behaviours pay for the table (an entry added at spawn and removed when the span ends or the behaviour is pooled).
+    private static readonly ConditionalWeakTable<Behaviour, TraceState> s_states = new();
+
+    /// <summary>Records that <paramref name="behaviour"/> is traced, with <paramref name="parent"/> (or none) as its span's parent.</summary>
+    internal static void Attach(Behaviour behaviour, Activity? parent) =>
+        s_states.AddOrUpdate(behaviour, new TraceState { Parent = parent });
+
+    /// <summary>The tracing state of a traced behaviour, or null.</summary>
+    internal static TraceState? StateOf(Behaviour behaviour) => s_states.TryGetValue(behaviour, out TraceState? state) ? state : null;
+
+    /// <summary>Forgets a behaviour's tracing state (it returns to the pool).</summary>
+    internal static void Detach(Behaviour behaviour) => s_states.Remove(behaviour);
+
+    /// <summary>Ends the behaviour's span, if it started one, and forgets its tracing state.</summary>
+    internal static void Finish(Behaviour behaviour, Exception? error)
+    {
+        if (s_states.TryGetValue(behaviour, out TraceState? state))
+        {
+            s_states.Remove(behaviour);
+            if (state.Span is { } span)
+            {
+                End(span, error);
+            }
+        }
+    }
 
     /// <summary>Ends <paramref name="span"/>, marking it failed with <paramref name="error"/> if there is one.</summary>
-    internal static void End(Activity span, Exception? error)
+    private static void End(Activity span, Exception? error)
     {
         if (error is not null)
         {
@@ -58,5 +84,13 @@ internal static class BocTracing
         {
             Activity.Current = current;
         }
+    }
+
+    /// <summary>A traced behaviour's parent (from spawn to start) and span (from start to finish; null if sampled out).</summary>
+    internal sealed class TraceState
+    {
+        public Activity? Parent { get; set; }
+
+        public Activity? Span { get; set; }
     }
 }
