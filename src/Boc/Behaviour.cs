@@ -8,7 +8,9 @@ namespace Boc;
 // =====================================================================================================================
 // The BoC protocol: how a behaviour is enqueued on its cowns, how it learns it may run, and how it lets the next one in.
 // Everything that touches the queue state of a cown (Cown.Last, Cown.ReadState, Cown.PendingWriter) or a behaviour's
-// request slots is in this file.
+// request slots is in this file. (Diagnostics/Behaviour.Diagnostics.cs only reads that state, racily, for the
+// debugging dump Cown.DescribeQueue; its metrics and tracing hooks in Run and Finish touch only the behaviour's own
+// diagnostics fields, so nothing below depends on them.)
 //
 // Vocabulary (Cheeseman et al., OOPSLA 2023, section 4):
 //   * Behaviour - one `When`: a body, the cowns it needs, and a countdown of the cowns it does not hold yet.
@@ -183,8 +185,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     private Task? _bodyTask;
     private Action? _onBodyTaskCompleted;
 
-    /// <summary>Incremented each time the behaviour returns to its pool.</summary>
+#if DEBUG
+    /// <summary>Incremented each time the behaviour returns to its pool (debug builds check links against it).</summary>
     private int _generation;
+#endif
 
     /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
     private bool _started;
@@ -573,6 +577,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         AssertLive();
         Task? task;
         _started = true;
+
+        // Metrics and tracing (Behaviour.Diagnostics.cs): only if something was captured at spawn.
+        Activity? ambient = _spawnMicros != 0 || _traced ? OnBodyStarting() : null;
         Behaviour? outer = t_running;
         t_running = this;
         try
@@ -587,6 +594,11 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         t_running = outer;
+        if (_traced)
+        {
+            LeaveSpanOnThisThread(ambient);
+        }
+
         if (task is null || task.IsCompleted)
         {
             Finish(ErrorOf(task), task);
@@ -634,6 +646,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // Nothing outside reaches this behaviour any more (see "Reuse" above). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
         BocRuntime runtime = _runtime!;
+        OnBodyFinished(runtime, error);
         try
         {
             if (!Deliver(error, bodyTask))
@@ -727,6 +740,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         _slotCount = 0;
         _runtime = null;
         _started = false;
+        ClearDiagnostics();
 #if DEBUG
         if (_pooled)
         {
@@ -734,8 +748,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         _pooled = true;
-#endif
         _generation++;
+#endif
     }
 
     /// <summary>Marks the behaviour as taken from the pool (debug builds check it is not used while pooled).</summary>

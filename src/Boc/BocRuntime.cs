@@ -1,4 +1,6 @@
+using System.Diagnostics;
 using System.Runtime.InteropServices;
+using Boc.Diagnostics;
 using Boc.Dispatch;
 
 namespace Boc;
@@ -22,6 +24,7 @@ namespace Boc;
 /// fails with a <see cref="BocShutdownCanceledException"/> that says how many behaviours were still pending.
 /// </para>
 /// </remarks>
+[DebuggerDisplay("{DebuggerDisplay,nq}")]
 public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 {
     /// <summary>
@@ -64,6 +67,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     private readonly PendingCount _pending = new();
     private int _disposed;
     private TaskCompletionSource? _nextQuiescence;
+
+    // BocRuntimeOptions.TraceBehaviours: read by every spawn, so a plain field.
+    private readonly bool _traceBehaviours;
 
     /// <summary>Creates a runtime with default options.</summary>
     public BocRuntime()
@@ -108,6 +114,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
         TimeProvider = TimeProvider.System;
+        Name = options.Name;
+        _traceBehaviours = options.TraceBehaviours;
+        if (_ownedScheduler is not null)
+        {
+            _ownedScheduler.RuntimeName = Name;
+        }
+
+        BocMetrics.Runtimes.Add(this);
     }
 
     /// <summary>
@@ -129,7 +143,16 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
         ContinuesOnCapturedContext = true;
+        Name = options.Name;
+        _traceBehaviours = options.TraceBehaviours;
+        BocMetrics.Runtimes.Add(this);
     }
+
+    /// <summary>
+    /// Gets the runtime's name (<see cref="BocRuntimeOptions.Name"/>), or null. It tags the runtime's metrics and
+    /// behaviour spans as <c>boc.runtime</c>.
+    /// </summary>
+    public string? Name { get; }
 
     /// <summary>
     /// Gets the <see cref="TaskScheduler"/> whose threads run this runtime's behaviours: the runtime's
@@ -205,6 +228,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         BeginDispose();
         QuiescentAsync().GetAwaiter().GetResult();
         _ownedScheduler?.Dispose();
+        BocMetrics.Runtimes.Remove(this);
         ThrowUnobserved();
     }
 
@@ -265,6 +289,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             }
         }
 
+        BocMetrics.Runtimes.Remove(this);
         ThrowUnobserved();
     }
 
@@ -283,6 +308,23 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
         // scheduler move that one where an idle worker can take it (BocScheduler.OnSpawn).
         _bocScheduler?.OnSpawn();
+
+        // Observability (Diagnostics/BocMetrics.cs, BocTracing.cs): one cheap check each while nobody listens.
+        if (BocMetrics.Spawned.Enabled)
+        {
+            BocMetrics.Add(BocMetrics.Spawned, Name);
+        }
+
+        if (BocMetrics.StartDelay.Enabled)
+        {
+            behaviour.StampSpawn();
+        }
+
+        if (_traceBehaviours && BocTracing.Source.HasListeners())
+        {
+            behaviour.CaptureTraceParent();
+        }
+
         behaviour.Enqueue();
     }
 

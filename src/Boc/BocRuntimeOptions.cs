@@ -40,4 +40,29 @@ public sealed class BocRuntimeOptions
     /// <see cref="UnhandledExceptionHandler"/>.
     /// </summary>
     public bool FailFastOnUnhandledException { get; set; }
+
+    /// <summary>
+    /// Gets or sets a name for the runtime, or null (the default) for none. A named runtime tags its metrics and
+    /// behaviour spans with <c>boc.runtime</c> = the name, so several runtimes in one process can be told apart.
+    /// </summary>
+    /// <remarks>
+    /// Every distinct name is a time series in every metrics backend: use a few fixed names ("orders", "billing"),
+    /// never one per request or per tenant. Unnamed runtimes are reported together, without the tag.
+    /// </remarks>
+    public string? Name { get; set; }
+
+    /// <summary>
+    /// Gets or sets whether the runtime starts an <see cref="System.Diagnostics.Activity"/> (a span) for every
+    /// behaviour on the <c>Boc</c> <see cref="System.Diagnostics.ActivitySource"/>. Off by default.
+    /// </summary>
+    /// <remarks>
+    /// When on, and while some listener (for example OpenTelemetry's <c>AddSource("Boc")</c>) listens to the source, a
+    /// spawn captures the spawner's <see cref="System.Diagnostics.Activity.Current"/>, and the behaviour's span
+    /// (named <c>boc.behaviour</c>) starts as its child when the body starts. The span covers the body (an
+    /// asynchronous body until its task completes), is current inside it, carries the number of cowns
+    /// (<c>boc.cowns</c>) and is marked <see cref="System.Diagnostics.ActivityStatusCode.Error"/> with the exception
+    /// when the body throws. A span costs an allocation and a few hundred nanoseconds per behaviour; when off (or
+    /// nobody listens) a spawn pays one field check.
+    /// </remarks>
+    public bool TraceBehaviours { get; set; }
 }

@@ -1,5 +1,7 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using Boc.Diagnostics;
 using Boc.Dispatch;
 using Boc.Scheduling;
 
@@ -156,6 +158,8 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             _workers[i] = new Worker(this, i);
         }
 
+        BocMetrics.Schedulers.Add(this);
+
         // Started only once every worker exists: a worker looks at the others' queues from its first iteration.
         foreach (Worker worker in _workers)
         {
@@ -174,6 +178,15 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
     /// <summary>Gets how many workers are parked or about to park (for tests of idle/burst cycles).</summary>
     internal int Sleepers => (int)Volatile.Read(ref _idle.Value);
+
+    /// <summary>Gets or sets the name of the runtime that owns this scheduler (its metrics' <c>boc.runtime</c> tag), or null.</summary>
+    internal string? RuntimeName { get; set; }
+
+    /// <summary>Gets how many items the workers have run (the per-worker clocks summed).</summary>
+    internal long ItemsRun => _workers.Sum(w => Volatile.Read(ref w.Ticks));
+
+    /// <summary>Gets the time the workers spent running items, in <see cref="Stopwatch"/> ticks, while it was measured.</summary>
+    internal long BusyTimestampTicks => _workers.Sum(w => Volatile.Read(ref w.BusyTicks));
 
     /// <summary>Gets whether the calling thread is one of this scheduler's workers.</summary>
     internal bool IsWorkerThread => t_worker?.Scheduler == this;
@@ -195,6 +208,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             return;
         }
 
+        BocMetrics.Schedulers.Remove(this);
         _stopping = true;
         _wake.Release(_workers.Length);
         foreach (Worker worker in _workers)
@@ -453,7 +467,17 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
                 continue;
             }
 
-            Execute(item);
+            if (BocMetrics.BusyTime.Enabled)
+            {
+                // Measured only while a listener wants it: two timestamps per item.
+                long start = Stopwatch.GetTimestamp();
+                Execute(item);
+                Volatile.Write(ref self.BusyTicks, self.BusyTicks + (Stopwatch.GetTimestamp() - start));
+            }
+            else
+            {
+                Execute(item);
+            }
 
             // An item may have set AsyncLocals (or the culture, or Activity.Current) or replaced the synchronization
             // context; the next, unrelated item must not see them. Both checks are reference compares when nothing
@@ -702,6 +726,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         /// <summary>Items run by this worker: the inbox-check clock, and read by idle workers to spot a blocked body.</summary>
         public long Ticks;
+
+        /// <summary>Time spent running items while <c>boc.scheduler.busy_time</c> is enabled (Stopwatch ticks; owner writes).</summary>
+        public long BusyTicks;
 
         /// <summary>Consecutive runs from <see cref="Next"/>.</summary>
         public int NextRuns;

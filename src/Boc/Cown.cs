@@ -57,4 +57,43 @@ public abstract class Cown
 
     /// <inheritdoc/>
     public override string ToString() => $"Cown#{Id}";
+
+    /// <summary>
+    /// Gets the debugger's one-line summary: the id and whether the queue is empty, with active readers and a writer
+    /// waiting for them. A racy snapshot; the state itself is not shown (reading it outside a behaviour is a race).
+    /// </summary>
+    internal string DebuggerDisplay
+    {
+        get
+        {
+            bool queued = Volatile.Read(ref Last) is not null;
+            int readState = Volatile.Read(ref ReadState);
+            int readers = readState & ~Slot.WriterWaiting;
+            string text = queued ? $"Cown#{Id}, busy (queue not empty)" : readers > 0 ? $"Cown#{Id}, busy" : $"Cown#{Id}, idle";
+            if (readers > 0)
+            {
+                text += readers == 1 ? ", 1 reader running" : $", {readers} readers running";
+            }
+
+            if ((readState & Slot.WriterWaiting) != 0)
+            {
+                text += ", a writer waits for the readers";
+            }
+
+            return text;
+        }
+    }
+
+    /// <summary>
+    /// Describes what is queued on this cown, for diagnosing a hang from a debugger's watch window or a log: a racy,
+    /// best-effort snapshot (behaviours keep moving while it is read, and it says so when the queue changed under it).
+    /// </summary>
+    /// <param name="limit">The most queued behaviours to list.</param>
+    /// <returns>
+    /// One line for the cown, then one per queued behaviour from the head (running or waiting, and the cowns it
+    /// requests). The queue is linked forward and a cown knows only its tail, so the head is known only when a writer
+    /// waits for readers (it holds the turn) or when called from a body that holds this cown; otherwise only the last
+    /// queued behaviour is shown.
+    /// </returns>
+    internal string DescribeQueue(int limit = 64) => Behaviour.DescribeQueue(this, limit);
 }

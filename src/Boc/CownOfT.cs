@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace Boc;
 
 /// <summary>
@@ -20,6 +22,8 @@ namespace Boc;
 /// object and uses it outside a behaviour defeats the isolation BoC relies on.
 /// </para>
 /// </remarks>
+[DebuggerDisplay("{DebuggerDisplay,nq}")]
+[DebuggerTypeProxy(typeof(Diagnostics.CownDebugView<>))]
 public sealed class Cown<T> : Cown, IAcquirable<T>
     where T : class
 {
