@@ -125,6 +125,15 @@ internal struct Slot
     /// <summary>A reader has received the turn (it still has to pass it on, if not done yet).</summary>
     internal const int Granted = 2;
 
+    /// <summary>
+    /// A writer of a cancellable behaviour holds the turn with no active readers (where it resolves its countdown); set
+    /// only on cancellable behaviours' writer slots, as the deliverer's half of the withdrawal arbitration.
+    /// </summary>
+    internal const int Held = 4;
+
+    /// <summary>The behaviour was withdrawn (set by the canceller, after it won the behaviour's state; see "Cancellation").</summary>
+    internal const int Withdrawn = 8;
+
     /// <summary>Flag in <see cref="Cown.ReadState"/>: <see cref="Cown.PendingWriter"/> waits for the readers to leave.</summary>
     internal const int WriterWaiting = 1 << 30;
 
@@ -133,7 +142,7 @@ internal struct Slot
     /// <summary>The behaviour queued after this one on <see cref="Target"/>; written once, by its spawner.</summary>
     internal Behaviour? Next;
 
-    /// <summary><see cref="Scheduled"/> and <see cref="Granted"/> bits.</summary>
+    /// <summary><see cref="Scheduled"/>, <see cref="Granted"/>, <see cref="Held"/> and <see cref="Withdrawn"/> bits.</summary>
     internal int State;
 
     internal bool IsRead;
@@ -188,6 +197,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
     /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
     private bool _started;
+
+    /// <summary>
+    /// The spawn's cancellation (a <c>WhenAsync</c> given a token that can be canceled), or null: the common case, in
+    /// which no step of the protocol does anything for cancellation beyond reading this field. Set before Enqueue.
+    /// </summary>
+    private CancellationRequest? _cancellation;
 
 #if DEBUG
     private bool _pooled;
@@ -306,10 +321,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             // ours no reader can join, so a zero seen here stays zero.
             if (Volatile.Read(ref cown.ReadState) == 0)
             {
+                // Held: the turn is ours with no readers. Plain write: no predecessor exists, and a canceller is
+                // registered only after Enqueue ("Cancellation").
+                slot.State = Slot.Held;
                 return true;
             }
 
-            GrantWrite(this, cown);
+            // Nothing to pass on: no canceller exists before Enqueue returns, so the slot cannot be Withdrawn yet.
+            _ = GrantWrite(this, cown);
             return false;
         }
 
@@ -382,8 +401,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         if (slot.IsRead)
         {
             // Count in as a reader, then pass the turn on before the body can run, as Grant does for every reader.
+            // Granted too: a canceller (registered after Enqueue) must see that this reader counted itself in.
             Interlocked.Increment(ref cown.ReadState);
-            Volatile.Write(ref slot.State, Slot.Scheduled);
+            Volatile.Write(ref slot.State, Slot.Scheduled | Slot.Granted);
             Behaviour? next = PassOn(ref slot);
             if (next is not null)
             {
@@ -400,11 +420,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // can join, so a zero seen here stays zero.
         if (Volatile.Read(ref cown.ReadState) == 0)
         {
+            // Held, for a canceller registered after Enqueue ("Cancellation"). Plain write: nobody else writes the slot
+            // now (no predecessor, no canceller yet; a successor's spawner only reads it).
+            slot.State = Slot.Scheduled | Slot.Held;
             _runtime!.Dispatcher.Dispatch(this);
             return;
         }
 
-        GrantWrite(this, cown);
+        _ = GrantWrite(this, cown);
     }
 
     /// <summary>Phase 2 for one slot.</summary>
@@ -412,9 +435,17 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         if (!slot.IsRead)
         {
-            // Only readers ever have another thread write their state (Granted), so a writer's flag can be a plain
-            // release store: a successor spinning on it then sees everything phase 1 wrote.
-            Volatile.Write(ref slot.State, Slot.Scheduled);
+            if (_cancellation is not null)
+            {
+                // A predecessor's release may be setting Held on this slot right now ("Cancellation"): keep both bits.
+                Interlocked.Or(ref slot.State, Slot.Scheduled);
+                return;
+            }
+
+            // Otherwise only readers ever have another thread write their state (Granted), so a writer's flag can be a
+            // plain release store (keeping the Held bit this thread may have set): a successor spinning on it then sees
+            // everything phase 1 wrote.
+            Volatile.Write(ref slot.State, slot.State | Slot.Scheduled);
             return;
         }
 
@@ -449,8 +480,16 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             ref Slot slot = ref behaviour.SlotFor(cown);
             if (!slot.IsRead)
             {
-                GrantWrite(behaviour, cown);
-                return;
+                // A withdrawn writer hands back the successor it passed the turn on to: continue with it here, so a
+                // long run of withdrawn writers does not grow the stack either.
+                Behaviour? following = GrantWrite(behaviour, cown);
+                if (following is null)
+                {
+                    return;
+                }
+
+                behaviour = following;
+                continue;
             }
 
             // Count ourselves in before the turn moves on, so a writer behind us sees an active reader.
@@ -458,6 +497,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
             Behaviour? next = null;
             int old = Interlocked.Or(ref slot.State, Slot.Granted);
+            if ((old & Slot.Withdrawn) != 0)
+            {
+                // Withdrawn before the turn reached it: the canceller saw no Granted and left the count to us. Count
+                // out again; the turn is still ours, so no writer waits on this cown and this only decrements.
+                LeaveRead(cown);
+            }
+
             if ((old & Slot.Scheduled) != 0)
             {
                 // Our spawner is done with phase 1, so successors can link: pass the turn on now, before resolving
@@ -477,16 +523,26 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
     }
 
-    private static void GrantWrite(Behaviour writer, Cown cown)
+    /// <summary>
+    /// A writer receives the turn. Returns the successor to give the turn to next if the writer was withdrawn and passed
+    /// it on (see "Cancellation"); null otherwise.
+    /// </summary>
+    private static Behaviour? GrantWrite(Behaviour writer, Cown cown)
     {
+        if (writer._cancellation is not null && (Volatile.Read(ref writer.SlotFor(cown).State) & Slot.Withdrawn) != 0)
+        {
+            // Withdrawn before the turn arrived (the canceller saw no Held, so the slot is ours to pass on): it needs no
+            // exclusivity, so it does not wait for active readers either.
+            return writer.ArriveWithdrawn(ref writer.SlotFor(cown));
+        }
+
         while (true)
         {
             int readers = Volatile.Read(ref cown.ReadState);
             if (readers == 0)
             {
                 // No reader is active, and none can join: the turn is ours until our behaviour finishes.
-                writer.ResolveOne();
-                return;
+                return Hold(writer, cown);
             }
 
             Debug.Assert((readers & Slot.WriterWaiting) == 0, "Only the holder of the turn waits for readers.");
@@ -495,7 +551,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             Volatile.Write(ref cown.PendingWriter, writer);
             if (Interlocked.CompareExchange(ref cown.ReadState, readers | Slot.WriterWaiting, readers) == readers)
             {
-                return;
+                return null;
             }
 
             // A reader left between our read and the CAS; look again (we may now see zero). Clear our name first: the
@@ -519,7 +575,44 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         Behaviour writer = Volatile.Read(ref cown.PendingWriter)!;
         Volatile.Write(ref cown.PendingWriter, null);
         Volatile.Write(ref cown.ReadState, 0);
+        if (Hold(writer, cown) is { } next)
+        {
+            Grant(next, cown);
+        }
+    }
+
+    /// <summary>
+    /// A writer holds the turn with no active readers: resolve its unit. A cancellable writer first arbitrates with
+    /// the canceller (see "Cancellation") and, if withdrawn, passes the turn on; the successor is returned to be granted.
+    /// </summary>
+    private static Behaviour? Hold(Behaviour writer, Cown cown)
+    {
+        if (writer._cancellation is null)
+        {
+            writer.ResolveOne();
+            return null;
+        }
+
+        ref Slot slot = ref writer.SlotFor(cown);
+        int old = Interlocked.Or(ref slot.State, Slot.Held);
+        if ((old & Slot.Withdrawn) != 0)
+        {
+            return writer.ArriveWithdrawn(ref slot);
+        }
+
         writer.ResolveOne();
+        return null;
+    }
+
+    /// <summary>
+    /// The turn reached a withdrawn writer's slot and this thread is the one to pass it on: do so, then resolve the
+    /// unit (last: once resolved, the behaviour may complete its withdrawal and go back to the pool).
+    /// </summary>
+    private Behaviour? ArriveWithdrawn(ref Slot slot)
+    {
+        Behaviour? next = PassOn(ref slot);
+        ResolveOne();
+        return next;
     }
 
     /// <summary>MCS release: returns the successor that should get the turn, or null if the queue became empty.</summary>
@@ -571,6 +664,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     internal void Run()
     {
         AssertLive();
+        if (_cancellation is { } cancellation && !cancellation.TryStart())
+        {
+            // Withdrawn: every slot has been (or is being) passed on instead; join the canceller ("Cancellation").
+            cancellation.Join();
+            return;
+        }
+
         Task? task;
         _started = true;
         Behaviour? outer = t_running;
@@ -630,6 +730,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
                 Grant(next, cown);
             }
         }
+
+        // A token callback may still fire: it finds the request Started and touches nothing (see "Cancellation").
+        _cancellation?.Unregister();
 
         // Nothing outside reaches this behaviour any more (see "Reuse" above). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
@@ -727,6 +830,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         _slotCount = 0;
         _runtime = null;
         _started = false;
+        _cancellation = null;
 #if DEBUG
         if (_pooled)
         {
