@@ -56,8 +56,13 @@ foreach (Shape shape in shapes)
     {
         foreach (bool withState in new[] { false, true })
         {
-            EmitEntryPoint(runtime, shape, kind, withState, isStatic: false);
-            EmitEntryPoint(statics, shape, kind, withState, isStatic: true);
+            // The awaitable forms also take a trailing CancellationToken (withdrawal; see "Cancellation" in Behaviour.cs).
+            bool[] tokens = kind is Kind.Fire or Kind.FireAsync ? [false] : [false, true];
+            foreach (bool withToken in tokens)
+            {
+                EmitEntryPoint(runtime, shape, kind, withState, withToken, isStatic: false);
+                EmitEntryPoint(statics, shape, kind, withState, withToken, isStatic: true);
+            }
         }
     }
 
@@ -95,7 +100,7 @@ static void Header(StringBuilder sb)
     sb.AppendLine();
 }
 
-void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool isStatic)
+void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool isStatic)
 {
     bool result = kind is Kind.Result or Kind.AsyncResult;
     bool awaitable = kind is not (Kind.Fire or Kind.FireAsync);
@@ -125,6 +130,11 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         parameters.Add("TState state");
     }
 
+    if (withToken)
+    {
+        parameters.Add("CancellationToken cancellationToken");
+    }
+
     // ---- XML docs
     sb.AppendLine("    /// <summary>");
     sb.AppendLine($"    /// {Summary(shape, kind, isStatic)}");
@@ -134,6 +144,11 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     if (withState)
     {
         sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.");
+    }
+
+    if (withToken)
+    {
+        sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.");
     }
 
     sb.AppendLine("    /// </remarks>");
@@ -170,6 +185,11 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
     }
 
+    if (withToken)
+    {
+        sb.AppendLine("    /// <param name=\"cancellationToken\">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>");
+    }
+
     if (kind is Kind.Completion or Kind.CompletionAsync)
     {
         sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
@@ -202,6 +222,11 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         if (withState)
         {
             forwarded.Add("state");
+        }
+
+        if (withToken)
+        {
+            forwarded.Add("cancellationToken");
         }
 
         sb.AppendLine($"        => BocRuntime.Default.{name}({string.Join(", ", forwarded)});");
@@ -248,7 +273,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     {
         // The token must be read before the behaviour is published: once enqueued it may run, complete and be reused.
         sb.AppendLine($"        {returnType} completion = behaviour.{(result ? "Completion" : "VoidCompletion")};");
-        sb.AppendLine("        Spawn(behaviour);");
+        sb.AppendLine(withToken ? "        Spawn(behaviour, cancellationToken);" : "        Spawn(behaviour);");
         sb.AppendLine("        return completion;");
     }
     else

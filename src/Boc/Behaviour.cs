@@ -86,6 +86,57 @@ namespace Boc;
 // the second bit does the PassOn. This is the race the Verona runtime once got wrong (a reader still mid-enqueue
 // taken for a finished one); here the reader's state word makes the hand-over exactly-once.
 //
+// Cancellation (WhenAsync(..., CancellationToken); BehaviourCancellation.cs, CancellationRequest.cs). A spawn whose
+// token can be canceled gets a CancellationRequest (Behaviour._cancellation; null otherwise, and then no step below
+// does more than read that field). Its state word goes Pending -> Started (CAS in Run, before the body) or Pending ->
+// Withdrawn (CAS by the token callback, "the canceller"); exactly one wins, so a behaviour either runs entirely or is
+// withdrawn, and its awaitable says which (a BehaviourWithdrawnException, an OperationCanceledException with the
+// token). A Started behaviour is plain from then on: the canceller touches nothing but the request, and the body can
+// read the token (Behaviours.CurrentCancellationToken). A token canceled already completes the awaitable at once and
+// enqueues nothing. Otherwise the callback is registered only after Enqueue has returned, so the canceller never meets
+// a spawner in phase 1 or 2: every slot is Scheduled and the spawner's own countdown unit is resolved.
+//   A withdrawn behaviour keeps its place in every queue, and the turn still travels through it, so the order among
+// the other behaviours is the one they would have had with it. What changes is what it does with a turn. Per slot, one
+// more pair of bits arbitrates who passes it on, like Granted/Scheduled for readers: the canceller sets Withdrawn on
+// each slot (after winning the state word); the deliverer sets a bit when the turn has become the behaviour's:
+//   * a writer: Held, set where it would resolve its unit, i.e. holding the turn with no active readers (Hold: from
+//     GrantWrite, from the last leaving reader, and, as plain writes, by the spawner when it took the turn from an
+//     empty queue; no canceller exists then). A writer still waiting for readers (registered as Cown.PendingWriter with
+//     WriterWaiting set) has not set Held, so the canceller leaves it alone and it keeps waiting: passing the turn on
+//     from there would let a successor writer take the turn while GrantWrite's invariant says the holder waits. If the
+//     turn arrives after Withdrawn is set (GrantWrite sees the bit first), the writer does not wait for readers at all:
+//     it needs no exclusivity, and a writer behind it still waits for them through ReadState.
+//     Whoever sets the second of {Held, Withdrawn} passes the turn on (PassOn + Grant): exactly once.
+//   * a reader: Granted, set after it counted itself in, as before; its turn is passed on by the Granted/Scheduled
+//     hand-over as always (Scheduled is set, so the deliverer passes it on at once). What is left to arbitrate is its
+//     count in ReadState: whoever sets the second of {Granted, Withdrawn} counts it out (LeaveRead), exactly once. The
+//     deliverer counts in before setting Granted, so the canceller never counts out a reader that is not counted in.
+//     (The one-cown path sets Granted too when it counts a reader in from an empty queue.)
+// The deliverer resolves the slot's countdown unit whether or not the behaviour was withdrawn, after passing the turn
+// on if it was (once resolved, the behaviour may complete and be pooled, so the slot is read before). So the countdown
+// still reaches zero exactly once, when every slot has received the turn; by then every slot has been passed on or
+// is held and will be passed on by the canceller. The behaviour is dispatched; Run loses the CAS and joins.
+// Completion of a withdrawal is a join of two: the canceller, once it has marked every slot (passing on the turns
+// already held), and Run, reached when every slot has received the turn. The second completes it: the awaitable fails
+// with BehaviourWithdrawnException, the pending count counts it finished, and the behaviour goes back to the pool.
+//   Why it is correct:
+//   * Exactly one pass per slot: the bit pairs above; a writer slot whose turn never arrives has no pass to make.
+//   * No use of a pooled behaviour: the canceller touches the behaviour only after winning Pending -> Withdrawn, and
+//     then the body never runs, so the behaviour completes only through the join, which waits for the canceller. A
+//     deliverer touches a slot only before resolving its unit, and the join waits for the countdown. A callback that
+//     fires late (the behaviour ran and was pooled, even reused) finds the request's state decided and stops: the
+//     request is a fresh object per spawn, never pooled, and is unregistered when the behaviour completes (the
+//     spawner or the completer unregisters, whichever is later, through one Exchange). The spawner touches only the
+//     request after Enqueue; the behaviour cannot be pooled before that, since the awaiter holds half of it and gets
+//     its awaitable only when WhenAsync returns.
+//   * Order among the rest: the queues are unchanged, and a withdrawn request passes the turn on only after it
+//     arrives, i.e. after every earlier writer on that cown has finished; readers ahead that still run keep their
+//     count, so a later writer still waits for them. So whatever the turn could reach before, it reaches in the same
+//     order, only sooner.
+//   * Deadlock freedom: the canceller waits only in PassOn, for a spawner linking behind a Scheduled slot, as Finish
+//     does; a withdrawn writer waiting for readers waits for bodies that are running. A withdrawn slot never waits for
+//     the behaviour's other cowns, so it adds no waits-for edge between cowns.
+//
 // Why it is correct:
 //   * Ordered. Each cown's queue is in Exchange order. If b1 and b2 share a cown and b1 was spawned first, b1's
 //     Exchange on that cown came first (both Exchanges happen inside When, before it returns), so b1's request is
@@ -127,6 +178,15 @@ internal struct Slot
     /// <summary>A reader has received the turn (it still has to pass it on, if not done yet).</summary>
     internal const int Granted = 2;
 
+    /// <summary>
+    /// A writer of a cancellable behaviour holds the turn with no active readers (where it resolves its countdown); set
+    /// only on cancellable behaviours' writer slots, as the deliverer's half of the withdrawal arbitration.
+    /// </summary>
+    internal const int Held = 4;
+
+    /// <summary>The behaviour was withdrawn (set by the canceller, after it won the behaviour's state; see "Cancellation").</summary>
+    internal const int Withdrawn = 8;
+
     /// <summary>Flag in <see cref="Cown.ReadState"/>: <see cref="Cown.PendingWriter"/> waits for the readers to leave.</summary>
     internal const int WriterWaiting = 1 << 30;
 
@@ -135,7 +195,7 @@ internal struct Slot
     /// <summary>The behaviour queued after this one on <see cref="Target"/>; written once, by its spawner.</summary>
     internal Behaviour? Next;
 
-    /// <summary><see cref="Scheduled"/> and <see cref="Granted"/> bits.</summary>
+    /// <summary><see cref="Scheduled"/>, <see cref="Granted"/>, <see cref="Held"/> and <see cref="Withdrawn"/> bits.</summary>
     internal int State;
 
     internal bool IsRead;
@@ -192,6 +252,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
     /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
     private bool _started;
+
+    /// <summary>
+    /// The spawn's cancellation (a <c>WhenAsync</c> given a token that can be canceled), or null: the common case, in
+    /// which no step of the protocol does anything for cancellation beyond reading this field. Set before Enqueue.
+    /// </summary>
+    private CancellationRequest? _cancellation;
 
 #if DEBUG
     private bool _pooled;
@@ -310,10 +376,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             // ours no reader can join, so a zero seen here stays zero.
             if (Volatile.Read(ref cown.ReadState) == 0)
             {
+                // Held: the turn is ours with no readers. Plain write: no predecessor exists, and a canceller is
+                // registered only after Enqueue ("Cancellation").
+                slot.State = Slot.Held;
                 return true;
             }
 
-            GrantWrite(this, cown);
+            // Nothing to pass on: no canceller exists before Enqueue returns, so the slot cannot be Withdrawn yet.
+            _ = GrantWrite(this, cown);
             return false;
         }
 
@@ -386,8 +456,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         if (slot.IsRead)
         {
             // Count in as a reader, then pass the turn on before the body can run, as Grant does for every reader.
+            // Granted too: a canceller (registered after Enqueue) must see that this reader counted itself in.
             Interlocked.Increment(ref cown.ReadState);
-            Volatile.Write(ref slot.State, Slot.Scheduled);
+            Volatile.Write(ref slot.State, Slot.Scheduled | Slot.Granted);
             Behaviour? next = PassOn(ref slot);
             if (next is not null)
             {
@@ -404,11 +475,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // can join, so a zero seen here stays zero.
         if (Volatile.Read(ref cown.ReadState) == 0)
         {
+            // Held, for a canceller registered after Enqueue ("Cancellation"). Plain write: nobody else writes the slot
+            // now (no predecessor, no canceller yet; a successor's spawner only reads it).
+            slot.State = Slot.Scheduled | Slot.Held;
             _runtime!.Dispatcher.Dispatch(this);
             return;
         }
 
-        GrantWrite(this, cown);
+        _ = GrantWrite(this, cown);
     }
 
     /// <summary>Phase 2 for one slot.</summary>
@@ -416,9 +490,17 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         if (!slot.IsRead)
         {
-            // Only readers ever have another thread write their state (Granted), so a writer's flag can be a plain
-            // release store: a successor spinning on it then sees everything phase 1 wrote.
-            Volatile.Write(ref slot.State, Slot.Scheduled);
+            if (_cancellation is not null)
+            {
+                // A predecessor's release may be setting Held on this slot right now ("Cancellation"): keep both bits.
+                Interlocked.Or(ref slot.State, Slot.Scheduled);
+                return;
+            }
+
+            // Otherwise only readers ever have another thread write their state (Granted), so a writer's flag can be a
+            // plain release store (keeping the Held bit this thread may have set): a successor spinning on it then sees
+            // everything phase 1 wrote.
+            Volatile.Write(ref slot.State, slot.State | Slot.Scheduled);
             return;
         }
 
@@ -453,8 +535,16 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             ref Slot slot = ref behaviour.SlotFor(cown);
             if (!slot.IsRead)
             {
-                GrantWrite(behaviour, cown);
-                return;
+                // A withdrawn writer hands back the successor it passed the turn on to: continue with it here, so a
+                // long run of withdrawn writers does not grow the stack either.
+                Behaviour? following = GrantWrite(behaviour, cown);
+                if (following is null)
+                {
+                    return;
+                }
+
+                behaviour = following;
+                continue;
             }
 
             // Count ourselves in before the turn moves on, so a writer behind us sees an active reader.
@@ -462,6 +552,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
             Behaviour? next = null;
             int old = Interlocked.Or(ref slot.State, Slot.Granted);
+            if ((old & Slot.Withdrawn) != 0)
+            {
+                // Withdrawn before the turn reached it: the canceller saw no Granted and left the count to us. Count
+                // out again; the turn is still ours, so no writer waits on this cown and this only decrements.
+                LeaveRead(cown);
+            }
+
             if ((old & Slot.Scheduled) != 0)
             {
                 // Our spawner is done with phase 1, so successors can link: pass the turn on now, before resolving
@@ -481,16 +578,26 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
     }
 
-    private static void GrantWrite(Behaviour writer, Cown cown)
+    /// <summary>
+    /// A writer receives the turn. Returns the successor to give the turn to next if the writer was withdrawn and passed
+    /// it on (see "Cancellation"); null otherwise.
+    /// </summary>
+    private static Behaviour? GrantWrite(Behaviour writer, Cown cown)
     {
+        if (writer._cancellation is not null && (Volatile.Read(ref writer.SlotFor(cown).State) & Slot.Withdrawn) != 0)
+        {
+            // Withdrawn before the turn arrived (the canceller saw no Held, so the slot is ours to pass on): it needs no
+            // exclusivity, so it does not wait for active readers either.
+            return writer.ArriveWithdrawn(ref writer.SlotFor(cown));
+        }
+
         while (true)
         {
             int readers = Volatile.Read(ref cown.ReadState);
             if (readers == 0)
             {
                 // No reader is active, and none can join: the turn is ours until our behaviour finishes.
-                writer.ResolveOne();
-                return;
+                return Hold(writer, cown);
             }
 
             Debug.Assert((readers & Slot.WriterWaiting) == 0, "Only the holder of the turn waits for readers.");
@@ -499,7 +606,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             Volatile.Write(ref cown.PendingWriter, writer);
             if (Interlocked.CompareExchange(ref cown.ReadState, readers | Slot.WriterWaiting, readers) == readers)
             {
-                return;
+                return null;
             }
 
             // A reader left between our read and the CAS; look again (we may now see zero). Clear our name first: the
@@ -523,7 +630,44 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         Behaviour writer = Volatile.Read(ref cown.PendingWriter)!;
         Volatile.Write(ref cown.PendingWriter, null);
         Volatile.Write(ref cown.ReadState, 0);
+        if (Hold(writer, cown) is { } next)
+        {
+            Grant(next, cown);
+        }
+    }
+
+    /// <summary>
+    /// A writer holds the turn with no active readers: resolve its unit. A cancellable writer first arbitrates with
+    /// the canceller (see "Cancellation") and, if withdrawn, passes the turn on; the successor is returned to be granted.
+    /// </summary>
+    private static Behaviour? Hold(Behaviour writer, Cown cown)
+    {
+        if (writer._cancellation is null)
+        {
+            writer.ResolveOne();
+            return null;
+        }
+
+        ref Slot slot = ref writer.SlotFor(cown);
+        int old = Interlocked.Or(ref slot.State, Slot.Held);
+        if ((old & Slot.Withdrawn) != 0)
+        {
+            return writer.ArriveWithdrawn(ref slot);
+        }
+
         writer.ResolveOne();
+        return null;
+    }
+
+    /// <summary>
+    /// The turn reached a withdrawn writer's slot and this thread is the one to pass it on: do so, then resolve the
+    /// unit (last: once resolved, the behaviour may complete its withdrawal and go back to the pool).
+    /// </summary>
+    private Behaviour? ArriveWithdrawn(ref Slot slot)
+    {
+        Behaviour? next = PassOn(ref slot);
+        ResolveOne();
+        return next;
     }
 
     /// <summary>MCS release: returns the successor that should get the turn, or null if the queue became empty.</summary>
@@ -575,6 +719,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     internal void Run()
     {
         AssertLive();
+        if (_cancellation is { } cancellation && !cancellation.TryStart())
+        {
+            // Withdrawn: every slot has been (or is being) passed on instead; join the canceller ("Cancellation").
+            cancellation.Join();
+            return;
+        }
+
         Task? task;
         _started = true;
 
@@ -642,6 +793,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
                 Grant(next, cown);
             }
         }
+
+        // A token callback may still fire: it finds the request Started and touches nothing (see "Cancellation").
+        _cancellation?.Unregister();
 
         // Nothing outside reaches this behaviour any more (see "Reuse" above). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
@@ -741,6 +895,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         _runtime = null;
         _started = false;
         ClearDiagnostics();
+        _cancellation = null;
 #if DEBUG
         if (_pooled)
         {

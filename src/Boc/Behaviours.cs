@@ -7,6 +7,17 @@ namespace Boc;
 public static partial class Behaviours
 {
     /// <summary>
+    /// Gets the cancellation token of the behaviour whose body is running in the current flow (the token passed to its
+    /// <c>WhenAsync</c>), or <see cref="CancellationToken.None"/> outside bodies and in bodies spawned without one.
+    /// </summary>
+    /// <remarks>
+    /// Once the body has started, cancelling the token no longer withdraws the behaviour: it reaches only the body,
+    /// which may observe it here (also after an <c>await</c> in an asynchronous body) and end early. The behaviour keeps
+    /// its cowns until the body ends.
+    /// </remarks>
+    public static CancellationToken CurrentCancellationToken => Behaviour.CurrentCancellationToken;
+
+    /// <summary>
     /// Waits until <see cref="BocRuntime.Default"/> is quiescent: every behaviour spawned on it so far, including
     /// nested ones, has finished.
     /// </summary>

@@ -138,6 +138,39 @@ public sealed class ObservabilityTests(ITestOutputHelper output)
         Assert.DoesNotContain(BocMetrics.Runtimes.Snapshot(), r => ReferenceEquals(r, runtime));
     }
 
+    [Theory]
+    [InlineData(BocDispatcher.BocScheduler)]
+    [InlineData(BocDispatcher.ThreadPool)]
+    public async Task AWithdrawnBehaviour_IsCountedCanceled_NotCompletedOrFaulted(BocDispatcher dispatcher)
+    {
+        string name = $"canceled-{Guid.NewGuid():N}";
+        using var recorder = new MetricsRecorder(name);
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var cown = new Cown<int[]>(new int[1]);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Name = name, Dispatcher = dispatcher });
+        using var cancel = new CancellationTokenSource();
+
+        // Queued behind a body that holds the cown, then canceled: withdrawn, its body never runs.
+        runtime.When(cown, async _ => await gate.Task);
+        Task withdrawn = runtime.WhenAsync(cown, s => { s[0]++; }, cancel.Token).AsTask();
+        runtime.When(cown, s => s[0] += 10);
+        cancel.Cancel();
+        gate.SetResult();
+        await Assert.ThrowsAsync<BehaviourWithdrawnException>(() => withdrawn.Guard());
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        // Before the spawn: nothing enqueued, nothing counted.
+        Task neverSpawned = runtime.WhenAsync(cown, s => { s[0]++; }, cancel.Token).AsTask();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => neverSpawned.Guard());
+
+        Assert.Equal(10, await runtime.WhenAsync(cown, s => s[0]).Guard());
+        string counts = $"spawned {recorder.Sum("boc.behaviours.spawned")}, completed {recorder.Sum("boc.behaviours.completed")}, "
+            + $"faulted {recorder.Sum("boc.behaviours.faulted")}, canceled {recorder.Sum("boc.behaviours.canceled")}";
+        Assert.True(recorder.Sum("boc.behaviours.canceled") == 1, counts);
+        Assert.True(recorder.Sum("boc.behaviours.spawned") == 4, counts);
+        Assert.True(recorder.Sum("boc.behaviours.completed") == 3 && recorder.Sum("boc.behaviours.faulted") == 0, counts);
+    }
+
     [Fact]
     public async Task SchedulerInstruments_CountItemsRunAndBusyTime()
     {

@@ -79,9 +79,9 @@ internal static class BocMetrics
     }
 
     /// <summary>
-    /// Records a behaviour withdrawn by cancellation before its body started. The hook for the cancellation path
-    /// (<c>WhenAsync(…, CancellationToken)</c>): nothing calls it yet, so <c>boc.behaviours.canceled</c> stays at zero
-    /// until that path records here.
+    /// Records a behaviour withdrawn by cancellation (<c>WhenAsync(…, CancellationToken)</c>) before its body started,
+    /// when its withdrawal completes. A token canceled before the spawn enqueues nothing and is not counted (nor
+    /// spawned), so spawned = completed + faulted + canceled + pending.
     /// </summary>
     internal static void Canceled(string? runtimeName)
     {

@@ -81,6 +81,21 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync(Action body, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -91,6 +106,24 @@ public static partial class Behaviours
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TState>(Action<TState> body, TState state, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
@@ -110,6 +143,21 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync(Func<Task> body, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -120,6 +168,24 @@ public static partial class Behaviours
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
@@ -140,6 +206,22 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -151,6 +233,25 @@ public static partial class Behaviours
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
@@ -171,6 +272,22 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -182,6 +299,25 @@ public static partial class Behaviours
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
@@ -270,6 +406,24 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -283,6 +437,27 @@ public static partial class Behaviours
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -305,6 +480,24 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -318,6 +511,27 @@ public static partial class Behaviours
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
@@ -341,6 +555,25 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -355,6 +588,28 @@ public static partial class Behaviours
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -378,6 +633,25 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -392,6 +666,28 @@ public static partial class Behaviours
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
@@ -495,6 +791,27 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -511,6 +828,30 @@ public static partial class Behaviours
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -536,6 +877,27 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -552,6 +914,30 @@ public static partial class Behaviours
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
@@ -578,6 +964,28 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -595,6 +1003,31 @@ public static partial class Behaviours
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -621,6 +1054,28 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -638,6 +1093,31 @@ public static partial class Behaviours
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
@@ -756,6 +1236,30 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -775,6 +1279,33 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -803,6 +1334,30 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -822,6 +1377,33 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
@@ -851,6 +1433,31 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -871,6 +1478,34 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -900,6 +1535,31 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -920,6 +1580,34 @@ public static partial class Behaviours
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
@@ -1053,6 +1741,33 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1075,6 +1790,36 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1106,6 +1851,33 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1128,6 +1900,36 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
@@ -1160,6 +1962,34 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1183,6 +2013,37 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1215,6 +2076,34 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1238,6 +2127,37 @@ public static partial class Behaviours
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
@@ -1386,6 +2306,36 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1411,6 +2361,39 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1445,6 +2428,36 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1470,6 +2483,39 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
@@ -1505,6 +2551,37 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1531,6 +2608,40 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1566,6 +2677,37 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1592,6 +2734,40 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
@@ -1755,6 +2931,39 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1783,6 +2992,42 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -1820,6 +3065,39 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1848,6 +3126,42 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
@@ -1886,6 +3200,40 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1915,6 +3263,43 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -1953,6 +3338,40 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1982,6 +3401,43 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
@@ -2160,6 +3616,42 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2191,6 +3683,45 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -2231,6 +3762,42 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2262,6 +3829,45 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
@@ -2303,6 +3909,43 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2335,6 +3978,46 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -2376,6 +4059,43 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2408,6 +4128,46 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
@@ -2601,6 +4361,45 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2635,6 +4434,48 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -2678,6 +4519,45 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2712,6 +4592,48 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
@@ -2756,6 +4678,46 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2791,6 +4753,49 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -2835,6 +4840,46 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2870,6 +4915,49 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -2963,6 +5051,25 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -2977,6 +5084,28 @@ public static partial class Behaviours
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -3000,6 +5129,25 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -3014,6 +5162,28 @@ public static partial class Behaviours
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
@@ -3038,6 +5208,26 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -3053,6 +5243,29 @@ public static partial class Behaviours
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -3077,6 +5290,26 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -3092,6 +5325,29 @@ public static partial class Behaviours
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -3200,6 +5456,28 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3217,6 +5495,31 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -3243,6 +5546,28 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3260,6 +5585,31 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
@@ -3287,6 +5637,29 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3305,6 +5678,32 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -3332,6 +5731,29 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3350,6 +5772,32 @@ public static partial class Behaviours
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -3473,6 +5921,31 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3493,6 +5966,34 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
@@ -3522,6 +6023,31 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3542,6 +6068,34 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
@@ -3572,6 +6126,32 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3593,6 +6173,35 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
@@ -3623,6 +6232,32 @@ public static partial class Behaviours
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3644,5 +6279,34 @@ public static partial class Behaviours
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
 }

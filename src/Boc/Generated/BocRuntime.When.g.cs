@@ -108,6 +108,28 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync(Action body, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -123,6 +145,31 @@ public sealed partial class BocRuntime
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TState>(Action<TState> body, TState state, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -151,6 +198,28 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync(Func<Task> body, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -166,6 +235,31 @@ public sealed partial class BocRuntime
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -195,6 +289,29 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -211,6 +328,32 @@ public sealed partial class BocRuntime
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -240,6 +383,29 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -256,6 +422,32 @@ public sealed partial class BocRuntime
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent();
+        behaviour.Init(this, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -378,6 +570,32 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -397,6 +615,35 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -429,6 +676,32 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -448,6 +721,35 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -481,6 +783,33 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -501,6 +830,36 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -534,6 +893,33 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -554,6 +940,36 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -696,6 +1112,36 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -719,6 +1165,39 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -755,6 +1234,36 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -778,6 +1287,39 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -815,6 +1357,37 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -839,6 +1412,40 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -876,6 +1483,37 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -900,6 +1538,40 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1062,6 +1734,40 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1089,6 +1795,43 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1129,6 +1872,40 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1156,6 +1933,43 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1197,6 +2011,41 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1225,6 +2074,44 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1266,6 +2153,41 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1294,6 +2216,44 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1476,6 +2436,44 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1507,6 +2505,47 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1551,6 +2590,44 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1582,6 +2659,47 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1627,6 +2745,45 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1659,6 +2816,48 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1704,6 +2903,45 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1736,6 +2974,48 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -1938,6 +3218,48 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1973,6 +3295,51 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2021,6 +3388,48 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2056,6 +3465,51 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2105,6 +3559,49 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2141,6 +3638,52 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2190,6 +3733,49 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2226,6 +3812,52 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2448,6 +4080,52 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2487,6 +4165,55 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2539,6 +4266,52 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2578,6 +4351,55 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2631,6 +4453,53 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2671,6 +4540,56 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -2724,6 +4643,53 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2764,6 +4730,56 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3006,6 +5022,56 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3049,6 +5115,59 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3105,6 +5224,56 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3148,6 +5317,59 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3205,6 +5427,57 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3249,6 +5522,60 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3306,6 +5633,57 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3350,6 +5728,60 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3612,6 +6044,60 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3659,6 +6145,63 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3719,6 +6262,60 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3766,6 +6363,63 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3827,6 +6481,61 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3875,6 +6584,64 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -3936,6 +6703,61 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3984,6 +6806,64 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4111,6 +6991,33 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -4131,6 +7038,36 @@ public sealed partial class BocRuntime
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4164,6 +7101,33 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -4184,6 +7148,36 @@ public sealed partial class BocRuntime
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4218,6 +7212,34 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -4239,6 +7261,37 @@ public sealed partial class BocRuntime
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4273,6 +7326,34 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -4294,6 +7375,37 @@ public sealed partial class BocRuntime
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4441,6 +7553,37 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4465,6 +7608,40 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4502,6 +7679,37 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4526,6 +7734,40 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4564,6 +7806,38 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4589,6 +7863,41 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4627,6 +7936,38 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4652,6 +7993,41 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4819,6 +8195,41 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4847,6 +8258,44 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4888,6 +8337,41 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4916,6 +8400,44 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask completion = behaviour.VoidCompletion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -4958,6 +8480,42 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4987,6 +8545,45 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
@@ -5029,6 +8626,42 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5058,6 +8691,45 @@ public sealed partial class BocRuntime
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
+        return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
+    /// </summary>
+    /// <remarks>
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <typeparam name="TResult">The type of the body's result.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
+    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        ValueTask<TResult> completion = behaviour.Completion;
+        Spawn(behaviour, cancellationToken);
         return completion;
     }
 
