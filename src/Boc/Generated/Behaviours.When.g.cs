@@ -18,6 +18,7 @@ public static partial class Behaviours
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When(Action body)
         => BocRuntime.Default.When(body);
 
@@ -33,6 +34,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.When(body, state);
 
@@ -45,6 +47,7 @@ public static partial class Behaviours
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When(Func<Task> body)
         => BocRuntime.Default.When(body);
 
@@ -60,6 +63,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.When(body, state);
 
@@ -73,6 +77,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync(Action body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -89,6 +94,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -102,6 +108,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync(Func<Task> body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -118,6 +125,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -132,6 +140,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -149,6 +158,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -163,6 +173,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -180,8 +191,65 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen(Action body)
+        => BocRuntime.Default.TryWhen(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TState>(Action<TState> body, TState state)
+        => BocRuntime.Default.TryWhen(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen(Func<Task> body)
+        => BocRuntime.Default.TryWhen(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TState>(Func<TState, Task> body, TState state)
+        => BocRuntime.Default.TryWhen(body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
@@ -194,6 +262,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.When(c1, body);
@@ -212,6 +281,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.When(c1, body, state);
@@ -227,6 +297,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.When(c1, body);
@@ -245,6 +316,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.When(c1, body, state);
@@ -261,6 +333,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -280,6 +353,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -296,6 +370,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -315,6 +390,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -332,6 +408,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -352,6 +429,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -369,6 +447,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -389,9 +468,78 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1>(IAcquirable<T1> c1, Action<T1> body)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
@@ -406,6 +554,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -427,6 +576,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -445,6 +595,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -466,6 +617,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -485,6 +637,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -507,6 +660,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -526,6 +680,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -548,6 +703,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -568,6 +724,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
         where T1 : class
         where T2 : class
@@ -591,6 +748,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -611,6 +769,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -634,10 +793,91 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
@@ -654,6 +894,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -678,6 +919,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -699,6 +941,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -723,6 +966,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -745,6 +989,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -770,6 +1015,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -792,6 +1038,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -817,6 +1064,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -840,6 +1088,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
         where T1 : class
         where T2 : class
@@ -866,6 +1115,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -889,6 +1139,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -915,11 +1166,104 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
@@ -938,6 +1282,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -965,6 +1310,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -989,6 +1335,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -1016,6 +1363,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1041,6 +1389,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -1069,6 +1418,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1094,6 +1444,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -1122,6 +1473,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1148,6 +1500,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
         where T1 : class
         where T2 : class
@@ -1177,6 +1530,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1203,6 +1557,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1232,12 +1587,117 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
@@ -1258,6 +1718,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -1288,6 +1749,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1315,6 +1777,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -1345,6 +1808,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1373,6 +1837,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -1404,6 +1869,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1432,6 +1898,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -1463,6 +1930,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1492,6 +1960,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
         where T1 : class
         where T2 : class
@@ -1524,6 +1993,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1553,6 +2023,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1585,6 +2056,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1592,6 +2064,122 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
@@ -1614,6 +2202,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -1647,6 +2236,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1677,6 +2267,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -1710,6 +2301,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1741,6 +2333,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -1775,6 +2368,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1806,6 +2400,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -1840,6 +2435,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1872,6 +2468,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
         where T1 : class
         where T2 : class
@@ -1907,6 +2504,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1939,6 +2537,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1974,6 +2573,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1982,6 +2582,134 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
@@ -2006,6 +2734,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -2042,6 +2771,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2075,6 +2805,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -2111,6 +2842,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2145,6 +2877,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -2182,6 +2915,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2216,6 +2950,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -2253,6 +2988,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2288,6 +3024,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
         where T1 : class
         where T2 : class
@@ -2326,6 +3063,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2361,6 +3099,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2399,6 +3138,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2408,6 +3148,146 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
@@ -2434,6 +3314,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -2473,6 +3354,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2509,6 +3391,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -2548,6 +3431,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2585,6 +3469,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -2625,6 +3510,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2662,6 +3548,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -2702,6 +3589,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2740,6 +3628,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
         where T1 : class
         where T2 : class
@@ -2781,6 +3670,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2819,6 +3709,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2860,6 +3751,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2870,6 +3762,158 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -2883,6 +3927,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.When(cowns, body);
@@ -2902,6 +3947,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.When(cowns, body, state);
@@ -2918,6 +3964,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.When(cowns, body);
@@ -2937,6 +3984,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.When(cowns, body, state);
@@ -2954,6 +4002,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -2974,6 +4023,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -2991,6 +4041,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -3011,6 +4062,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -3029,6 +4081,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -3050,6 +4103,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -3068,6 +4122,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -3089,9 +4144,82 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -3107,6 +4235,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -3129,6 +4258,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -3148,6 +4278,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -3170,6 +4301,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -3190,6 +4322,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -3213,6 +4346,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -3233,6 +4367,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -3256,6 +4391,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -3277,6 +4413,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where TElement : class
@@ -3301,6 +4438,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where TElement : class
@@ -3322,6 +4460,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where TElement : class
@@ -3346,10 +4485,95 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -3367,6 +4591,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -3392,6 +4617,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3414,6 +4640,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -3439,6 +4666,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3462,6 +4690,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -3488,6 +4717,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3511,6 +4741,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -3537,6 +4768,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3561,6 +4793,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where T2 : class
@@ -3588,6 +4821,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3612,6 +4846,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3639,10 +4874,107 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body, state);
 
 }

@@ -18,6 +18,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -38,6 +39,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -55,6 +57,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -75,6 +78,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -93,6 +97,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -116,6 +121,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -136,6 +142,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -159,6 +166,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -180,6 +188,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -204,6 +213,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -225,6 +235,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -249,6 +260,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -257,6 +269,106 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen(Action body)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TState>(Action<TState> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen(Func<Task> body)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TState>(Func<TState, Task> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -270,6 +382,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
     {
@@ -294,6 +407,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
     {
@@ -315,6 +429,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
     {
@@ -339,6 +454,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
     {
@@ -361,6 +477,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
     {
@@ -388,6 +505,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
     {
@@ -412,6 +530,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
     {
@@ -439,6 +558,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
     {
@@ -464,6 +584,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
         where T1 : class
     {
@@ -492,6 +613,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
         where T1 : class
     {
@@ -517,6 +639,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
         where T1 : class
     {
@@ -545,6 +668,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
         where T1 : class
     {
@@ -555,6 +679,122 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1>(IAcquirable<T1> c1, Action<T1> body)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -570,6 +810,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -598,6 +839,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -623,6 +865,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -651,6 +894,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -677,6 +921,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -708,6 +953,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -736,6 +982,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -767,6 +1014,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -796,6 +1044,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
         where T1 : class
         where T2 : class
@@ -828,6 +1077,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -857,6 +1107,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -889,6 +1140,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -901,6 +1153,138 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -918,6 +1302,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -950,6 +1335,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -979,6 +1365,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -1011,6 +1398,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1041,6 +1429,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -1076,6 +1465,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1108,6 +1498,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -1143,6 +1534,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1176,6 +1568,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
         where T1 : class
         where T2 : class
@@ -1212,6 +1605,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1245,6 +1639,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1281,6 +1676,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1295,6 +1691,154 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -1314,6 +1858,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -1350,6 +1895,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1383,6 +1929,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -1419,6 +1966,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1453,6 +2001,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -1492,6 +2041,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1528,6 +2078,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -1567,6 +2118,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1604,6 +2156,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
         where T1 : class
         where T2 : class
@@ -1644,6 +2197,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1681,6 +2235,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1721,6 +2276,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1737,6 +2293,170 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -1758,6 +2478,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -1798,6 +2519,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1835,6 +2557,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -1875,6 +2598,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1913,6 +2637,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -1956,6 +2681,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1996,6 +2722,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -2039,6 +2766,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2080,6 +2808,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
         where T1 : class
         where T2 : class
@@ -2124,6 +2853,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2165,6 +2895,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2209,6 +2940,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2227,6 +2959,186 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -2250,6 +3162,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -2294,6 +3207,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2335,6 +3249,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -2379,6 +3294,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2421,6 +3337,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -2468,6 +3385,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2512,6 +3430,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -2559,6 +3478,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2604,6 +3524,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
         where T1 : class
         where T2 : class
@@ -2652,6 +3573,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2697,6 +3619,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2745,6 +3668,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2765,6 +3689,202 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -2790,6 +3910,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -2838,6 +3959,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2883,6 +4005,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -2931,6 +4054,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2977,6 +4101,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -3028,6 +4153,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3076,6 +4202,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -3127,6 +4254,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3176,6 +4304,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
         where T1 : class
         where T2 : class
@@ -3228,6 +4357,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3277,6 +4407,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3329,6 +4460,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -3351,6 +4483,218 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -3378,6 +4722,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -3430,6 +4775,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3479,6 +4825,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -3531,6 +4878,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3581,6 +4929,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -3636,6 +4985,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3688,6 +5038,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -3743,6 +5094,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3796,6 +5148,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
         where T1 : class
         where T2 : class
@@ -3852,6 +5205,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3905,6 +5259,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3961,6 +5316,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -3988,6 +5344,234 @@ public sealed partial class BocRuntime
     }
 
     /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -3999,6 +5583,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
@@ -4024,6 +5609,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
@@ -4046,6 +5632,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
@@ -4071,6 +5658,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
@@ -4094,6 +5682,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
@@ -4122,6 +5711,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
@@ -4147,6 +5737,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
@@ -4175,6 +5766,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
@@ -4201,6 +5793,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
     {
@@ -4230,6 +5823,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
     {
@@ -4256,6 +5850,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
     {
@@ -4285,6 +5880,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
     {
@@ -4295,6 +5891,126 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -4311,6 +6027,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -4340,6 +6057,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -4366,6 +6084,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -4395,6 +6114,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -4422,6 +6142,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -4454,6 +6175,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -4483,6 +6205,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -4515,6 +6238,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -4545,6 +6269,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where TElement : class
@@ -4578,6 +6303,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where TElement : class
@@ -4608,6 +6334,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where TElement : class
@@ -4641,6 +6368,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where TElement : class
@@ -4653,6 +6381,142 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -4671,6 +6535,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -4704,6 +6569,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4734,6 +6600,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -4767,6 +6634,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4798,6 +6666,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -4834,6 +6703,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4867,6 +6737,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -4903,6 +6774,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4937,6 +6809,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where T2 : class
@@ -4974,6 +6847,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -5008,6 +6882,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -5045,6 +6920,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -5059,6 +6935,158 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
 }
