@@ -25,7 +25,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     {
         await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 2, MaxPendingBehaviours = bound });
         Assert.Equal(0, runtime.PendingCount);
-        using var gate = new ManualResetEventSlim();
+        using var gate = new Gate();
         var cown = new Cown<int[]>(new int[1]);
 
         // One running (blocked on the gate), four queued behind it on the cown, one asynchronous body awaiting.
@@ -61,7 +61,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     {
         const int Bound = 3;
         await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 2, MaxPendingBehaviours = Bound, FullMode = BocFullMode.Throw });
-        using var gate = new ManualResetEventSlim();
+        using var gate = new Gate();
         var cown = new Cown<List<int>>([]);
         var other = new Cown<List<int>>([]);
         FillBehindGate(runtime, cown, gate, Bound);
@@ -90,7 +90,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     {
         const int Bound = 2;
         await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 2, MaxPendingBehaviours = Bound, FullMode = mode });
-        using var gate = new ManualResetEventSlim();
+        using var gate = new Gate();
         var cown = new Cown<List<int>>([]);
         var other = new Cown<List<int>>([]);
         FillBehindGate(runtime, cown, gate, Bound);
@@ -165,7 +165,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     public async Task WaitMode_BlockingWhen_ReturnsOnlyOnceThereIsRoom()
     {
         await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 2, MaxPendingBehaviours = 1 });
-        using var gate = new ManualResetEventSlim();
+        using var gate = new Gate();
         var cown = new Cown<List<int>>([]);
         FillBehindGate(runtime, cown, gate, 1);
 
@@ -174,7 +174,8 @@ public sealed class BackpressureTests(ITestOutputHelper output)
         {
             runtime.When(cown, l => l.Add(1));
             Volatile.Write(ref returned, 1);
-        });
+        })
+        { IsBackground = true };
         producer.Start();
 
         // While the gate is shut the runtime is full, so the producer cannot have returned, however long this takes.
@@ -193,7 +194,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     public async Task WaitForRoomAsync_IsCanceledByItsToken_AndOtherWaitersStillWake()
     {
         await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 2, MaxPendingBehaviours = 2 });
-        using var gate = new ManualResetEventSlim();
+        using var gate = new Gate();
         var cown = new Cown<List<int>>([]);
         FillBehindGate(runtime, cown, gate, 2);
 
@@ -270,7 +271,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     }
 
     /// <summary>Spawns <paramref name="count"/> behaviours on <paramref name="cown"/>, the first of which holds it until the gate opens.</summary>
-    private static void FillBehindGate(BocRuntime runtime, Cown<List<int>> cown, ManualResetEventSlim gate, int count)
+    private static void FillBehindGate(BocRuntime runtime, Cown<List<int>> cown, Gate gate, int count)
     {
         runtime.When(cown, l =>
         {
@@ -300,7 +301,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
 
     private async Task RunProducers(int seed, int producers, int bound, BocFullMode mode)
     {
-        const int PerProducer = 3_000;
+        const int PerProducer = 1_500;
         const int CownCount = 3;
         string context = $"seed={seed} producers={producers} bound={bound} mode={mode}";
         int total = producers * PerProducer;
@@ -317,6 +318,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
             while (!stop.IsCancellationRequested)
             {
                 Max(ref highestSampled, runtime.PendingCount);
+                Thread.Yield();
             }
         });
 
@@ -365,7 +367,8 @@ public sealed class BackpressureTests(ITestOutputHelper output)
                         break;
                 }
             }
-        })).ToArray();
+        })
+        { IsBackground = true }).ToArray();
         foreach (Thread t in threads)
         {
             t.Start();
@@ -408,5 +411,20 @@ public sealed class BackpressureTests(ITestOutputHelper output)
 
             current = seen;
         }
+    }
+
+    /// <summary>
+    /// Holds a behaviour until opened; disposing it opens it, so that a test that fails before opening it does not hang
+    /// in the runtime's draining disposal (declare it after the runtime: it is disposed first).
+    /// </summary>
+    private sealed class Gate : IDisposable
+    {
+        private readonly ManualResetEventSlim _open = new();
+
+        public void Wait() => _open.Wait();
+
+        public void Set() => _open.Set();
+
+        public void Dispose() => _open.Set();
     }
 }
