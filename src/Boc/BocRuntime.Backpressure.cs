@@ -55,8 +55,9 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <param name="cancellationToken">Stops waiting; the returned task is then canceled.</param>
     /// <returns>
-    /// A task that completes at once if the runtime has no bound, has room now, or the caller is inside one of its
-    /// bodies (spawns from bodies are never bounded), and otherwise when a pending behaviour finishes and leaves room.
+    /// A task that completes at once if the runtime has no bound, has room now, or the caller is inside the runtime (in
+    /// a behaviour's body, or on one of its workers: such spawns are never bounded), and otherwise when a pending
+    /// behaviour finishes and leaves room.
     /// </returns>
     /// <remarks>
     /// It reserves nothing: another producer may take the room first, so retry the spawn with <c>TryWhen</c> (which
