@@ -70,6 +70,8 @@ foreach (Shape shape in shapes)
     {
         EmitBehaviourClass(kinds, shape, body);
     }
+
+    EmitTryWhenForms(runtime, statics, shape);
 }
 
 runtime.AppendLine("}");
@@ -207,6 +209,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     }
 
     sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+    sb.AppendLine("    /// <exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.</exception>");
 
     // ---- signature
     string modifiers = isStatic ? "public static" : "public";
@@ -281,6 +284,143 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         sb.AppendLine("        Spawn(behaviour);");
     }
 
+    sb.AppendLine("    }");
+    sb.AppendLine();
+}
+
+// ---- TryWhen: the fire-and-forget forms that return false instead of waiting or throwing when the runtime is full
+// (BocRuntimeOptions.MaxPendingBehaviours). Self-contained, so that other changes to EmitEntryPoint merge cleanly.
+
+void EmitTryWhenForms(StringBuilder instance, StringBuilder statics, Shape shape)
+{
+    foreach (Kind kind in new[] { Kind.Fire, Kind.FireAsync })
+    {
+        foreach (bool withState in new[] { false, true })
+        {
+            EmitTryWhen(instance, shape, kind, withState, isStatic: false);
+            EmitTryWhen(statics, shape, kind, withState, isStatic: true);
+        }
+    }
+}
+
+void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool isStatic)
+{
+    var typeParams = new List<string>(shape.StateTypes);
+    if (withState)
+    {
+        typeParams.Add("TState");
+    }
+
+    string generic = typeParams.Count == 0 ? "" : $"<{string.Join(", ", typeParams)}>";
+    string bodyType = BodyType(shape, kind, withState ? "TState" : null);
+    var parameters = new List<string>(shape.CownParameters) { $"{bodyType} body" };
+    if (withState)
+    {
+        parameters.Add("TState state");
+    }
+
+    string where = isStatic ? " on <see cref=\"BocRuntime.Default\"/>" : "";
+    string like = isStatic ? "Behaviours.When" : "When";
+    sb.AppendLine("    /// <summary>");
+    sb.AppendLine($"    /// Spawns a behaviour{where} like <c>{like}</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.");
+    sb.AppendLine("    /// </summary>");
+    sb.AppendLine("    /// <remarks>");
+    sb.AppendLine("    /// The runtime is full when it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref=\"BocRuntimeOptions.FullMode\"/> says; to wait without blocking, <c>await</c> <see cref=\"BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)\"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.");
+    sb.AppendLine("    /// </remarks>");
+    foreach (string t in shape.StateTypes)
+    {
+        sb.AppendLine(t == "TElement"
+            ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
+            : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
+    }
+
+    if (withState)
+    {
+        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
+    }
+
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
+    }
+
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
+    if (withState)
+    {
+        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
+    }
+
+    sb.AppendLine("    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>");
+    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
+    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
+    }
+
+    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+    sb.AppendLine($"    {(isStatic ? "public static" : "public")} bool TryWhen{generic}({string.Join(", ", parameters)})");
+    foreach (string t in shape.StateTypes)
+    {
+        sb.AppendLine($"        where {t} : class");
+    }
+
+    if (isStatic)
+    {
+        var forwarded = shape.CownArguments.Append("body").ToList();
+        if (withState)
+        {
+            forwarded.Add("state");
+        }
+
+        sb.AppendLine($"        => BocRuntime.Default.TryWhen({string.Join(", ", forwarded)});");
+        sb.AppendLine();
+        return;
+    }
+
+    sb.AppendLine("    {");
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
+    }
+
+    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
+
+    // Admission before renting: a refused spawn touches nothing.
+    sb.AppendLine("        if (!TryAdmit())");
+    sb.AppendLine("        {");
+    sb.AppendLine("            return false;");
+    sb.AppendLine("        }");
+    sb.AppendLine();
+    string cls = ClassName(shape, BodyClassOf(kind), withState ? "TState" : BodyType(shape, kind, null));
+    var initArgs = new List<string> { "this" };
+    initArgs.AddRange(shape.CownArguments.Select(a => a == "cowns" ? "list" : a));
+    if (withState)
+    {
+        initArgs.Add("body");
+        initArgs.Add("state");
+    }
+    else
+    {
+        var xs = shape.BodyArgumentNames.ToList();
+        initArgs.Add($"static ({string.Join(", ", xs.Append("f"))}) => f({string.Join(", ", xs)})");
+        initArgs.Add("body");
+    }
+
+    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
+    sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
+    sb.AppendLine("        SpawnAdmitted(behaviour);");
+    sb.AppendLine("        return true;");
     sb.AppendLine("    }");
     sb.AppendLine();
 }

@@ -43,7 +43,7 @@ internal sealed class BodyFunction
     public IOperation? Body { get; }
 }
 
-/// <summary>A call to <c>When</c>/<c>WhenAsync</c> on <c>BocRuntime</c> or <c>Behaviours</c>.</summary>
+/// <summary>A call to <c>When</c>/<c>WhenAsync</c>/<c>TryWhen</c> on <c>BocRuntime</c> or <c>Behaviours</c>.</summary>
 internal sealed class Spawn
 {
     public Spawn(IInvocationOperation invocation, ImmutableArray<CownArgument> cowns, IArgumentOperation bodyArgument,
@@ -85,7 +85,7 @@ internal sealed class Spawn
     public static Spawn? TryCreate(IInvocationOperation invocation, BocTypes types)
     {
         IMethodSymbol method = invocation.TargetMethod;
-        if (method.Name is not ("When" or "WhenAsync") || !types.IsSpawner(method.ContainingType))
+        if (method.Name is not ("When" or "WhenAsync" or "TryWhen") || !types.IsSpawner(method.ContainingType))
         {
             return null;
         }

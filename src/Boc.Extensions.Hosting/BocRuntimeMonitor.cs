@@ -6,10 +6,6 @@ namespace Boc.Extensions.Hosting;
 /// What the host knows about its <see cref="BocRuntime"/>: the fire-and-forget failures it has seen and where the runtime
 /// is in its life. Registered by <c>AddBoc</c>; <see cref="BocHealthCheck"/> reports from it.
 /// </summary>
-/// <remarks>
-/// The runtime does not expose how many behaviours are pending while it runs, so neither does this type; the count is
-/// known only when a drain times out (<see cref="PendingAtShutdownTimeout"/>).
-/// </remarks>
 public sealed class BocRuntimeMonitor
 {
     // Failures seen before the host created the logger (a behaviour spawned while services are being constructed) are
@@ -24,6 +20,7 @@ public sealed class BocRuntimeMonitor
     private long _lastUnhandledTicks;
     private int _phase;
     private long _pendingAtTimeout = -1;
+    private BocRuntime? _runtime;
 
     internal BocRuntimeMonitor(Action<Exception>? userHandler) => _userHandler = userHandler;
 
@@ -34,6 +31,15 @@ public sealed class BocRuntimeMonitor
     public DateTimeOffset? LastUnhandledExceptionAt =>
         Interlocked.Read(ref _lastUnhandledTicks) is long ticks and not 0 ? new DateTimeOffset(ticks, TimeSpan.Zero) : null;
 
+    /// <summary>
+    /// Gets how many behaviours are pending on the runtime now: its <see cref="BocRuntime.PendingCount"/> (see there for
+    /// how exact it is while behaviours are being spawned and finished).
+    /// </summary>
+    public long PendingCount => _runtime?.PendingCount ?? 0;
+
+    /// <summary>Gets the runtime's bound on pending behaviours (<see cref="BocRuntimeOptions.MaxPendingBehaviours"/>), or null.</summary>
+    public int? MaxPendingBehaviours { get; private set; }
+
     /// <summary>Gets where the runtime is in its life.</summary>
     public BocRuntimePhase Phase => (BocRuntimePhase)Volatile.Read(ref _phase);
 
@@ -42,6 +48,12 @@ public sealed class BocRuntimeMonitor
     /// happened.
     /// </summary>
     public long? PendingAtShutdownTimeout => Interlocked.Read(ref _pendingAtTimeout) is long n and >= 0 ? n : null;
+
+    internal void Attach(BocRuntime runtime, int? maxPendingBehaviours)
+    {
+        _runtime = runtime;
+        MaxPendingBehaviours = maxPendingBehaviours;
+    }
 
     internal void SetPhase(BocRuntimePhase phase) => Volatile.Write(ref _phase, (int)phase);
 

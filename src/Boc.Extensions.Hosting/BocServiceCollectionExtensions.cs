@@ -30,7 +30,10 @@ public static class BocServiceCollectionExtensions
     /// <para>Register it once: a second call throws, because its options would otherwise be ignored.</para>
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="services"/> is null.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">The configured <see cref="BocRuntimeOptions.WorkerCount"/> is less than 1.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">
+    /// The configured <see cref="BocRuntimeOptions.WorkerCount"/> or <see cref="BocRuntimeOptions.MaxPendingBehaviours"/>
+    /// is less than 1, or <see cref="BocRuntimeOptions.FullMode"/> is not a defined value.
+    /// </exception>
     /// <exception cref="InvalidOperationException"><see cref="AddBoc"/> was already called on <paramref name="services"/>.</exception>
     public static IServiceCollection AddBoc(this IServiceCollection services, Action<BocRuntimeOptions>? configure = null)
     {
@@ -49,10 +52,13 @@ public static class BocServiceCollectionExtensions
         {
             Dispatcher = options.Dispatcher,
             WorkerCount = options.WorkerCount,
+            MaxPendingBehaviours = options.MaxPendingBehaviours,
+            FullMode = options.FullMode,
             FailFastOnUnhandledException = options.FailFastOnUnhandledException,
             UnhandledExceptionHandler = monitor.Report,
         });
 
+        monitor.Attach(runtime, options.MaxPendingBehaviours);
         services.AddSingleton(runtime);
         services.AddSingleton(monitor);
         services.TryAddSingleton<BocHealthCheck>();

@@ -32,7 +32,8 @@ namespace Boc;
 // Receiving the turn resolves one unit of the behaviour's countdown; at zero the behaviour holds all its cowns and is
 // dispatched.
 //
-// Spawn (Behaviour.Enqueue), two-phase as in the paper:
+// Spawn (Behaviour.Enqueue), two-phase as in the paper. A bounded runtime admits the spawn first (BocRuntime.Spawn:
+// it may wait or refuse there); a refused spawn never reaches these steps, so no queue ever holds half a behaviour.
 //   0. Slots are sorted by Cown.Id and duplicates merged (write wins): each cown appears once, so a behaviour never
 //      waits on its own request, and every spawner visits cowns in the same global order.
 //   1. countdown = slots + 1. The extra unit is held by the spawner until step 4, so the behaviour cannot run (and

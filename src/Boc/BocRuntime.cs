@@ -80,7 +80,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>Creates a runtime with the given options.</summary>
     /// <param name="options">The options; they are read now and not observed afterwards.</param>
     /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><see cref="BocRuntimeOptions.WorkerCount"/> is less than 1.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">
+    /// <see cref="BocRuntimeOptions.WorkerCount"/> or <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> is less than 1,
+    /// or <see cref="BocRuntimeOptions.FullMode"/> is not a defined value.
+    /// </exception>
     public BocRuntime(BocRuntimeOptions options)
         : this(options, isDefault: false)
     {
@@ -93,6 +96,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         {
             ArgumentOutOfRangeException.ThrowIfLessThan(workers, 1, nameof(options.WorkerCount));
         }
+
+        (_maxPending, _throwWhenFull) = BoundOf(options);
 
         switch (options.Dispatcher)
         {
@@ -136,6 +141,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         ArgumentNullException.ThrowIfNull(dispatcher);
         ArgumentNullException.ThrowIfNull(scheduler);
         ArgumentNullException.ThrowIfNull(timeProvider);
+        (_maxPending, _throwWhenFull) = BoundOf(options);
         Dispatcher = dispatcher;
         _bocScheduler = dispatcher as BocScheduler;
         Scheduler = scheduler;
@@ -296,6 +302,18 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>Accepts <paramref name="behaviour"/> and enqueues it on its cowns before returning.</summary>
     internal void Spawn(Behaviour behaviour)
     {
+        // Unbounded: one predictable branch. Bounded: count in, waiting or throwing if full (BocRuntime.Backpressure.cs).
+        if (_maxPending != 0)
+        {
+            Admit();
+        }
+
+        SpawnAdmitted(behaviour);
+    }
+
+    /// <summary>Enqueues <paramref name="behaviour"/>, already counted in by a bounded runtime's admission.</summary>
+    private void SpawnAdmitted(Behaviour behaviour)
+    {
         // Count first, then check for disposal: with both accesses fenced, either this spawn sees the flag, or the
         // disposer's wait sees the count (a Dekker pair), so a drain can never miss an accepted behaviour.
         _pending.Spawned();
@@ -330,6 +348,12 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     internal void OnBehaviourFinished()
     {
+        // Before the quiescence count: whoever sees the runtime quiescent then sees the exact count at zero too.
+        if (_maxPending != 0)
+        {
+            ReleaseAdmission();
+        }
+
         // Only while someone waits does a completion look at the other stripes (PendingCount explains why no
         // quiescent moment is missed this way).
         if (_pending.Finished() && _pending.IsQuiescent())

@@ -65,4 +65,36 @@ public sealed class BocRuntimeOptions
     /// nobody listens) a spawn pays one field check.
     /// </remarks>
     public bool TraceBehaviours { get; set; }
+
+    /// <summary>
+    /// Gets or sets the most behaviours that may be pending (queued or running) on the runtime before a spawn from
+    /// outside the runtime must wait or is refused (see <see cref="FullMode"/>), or null (the default) for no bound.
+    /// </summary>
+    /// <remarks>
+    /// <para>
+    /// The bound applies to spawns from outside the runtime: a thread that is not running a body of a Boc behaviour
+    /// (of any runtime) and is not one of this runtime's <see cref="Boc.BocScheduler"/> workers. Such a spawn is
+    /// accepted only if fewer than this many behaviours are pending at that moment, so outside producers alone never
+    /// take <see cref="BocRuntime.PendingCount"/> above the bound.
+    /// </para>
+    /// <para>
+    /// Spawns from inside bodies (before or after an <c>await</c>) are exempt: they are counted, so they can use up the
+    /// room that outside producers wait for and take the count above the bound, but they never wait and never throw.
+    /// A body that waited for room could wait for itself: the room it waits for may only come when the body itself, or
+    /// a behaviour queued behind the cowns it holds, finishes.
+    /// </para>
+    /// <para>
+    /// A bounded runtime counts every spawn and completion on one shared counter as well (an exact bound needs one
+    /// place where producers agree); an unbounded runtime pays one branch per spawn and completion.
+    /// </para>
+    /// </remarks>
+    public int? MaxPendingBehaviours { get; set; }
+
+    /// <summary>
+    /// Gets or sets what <c>When</c> and <c>WhenAsync</c> from outside the runtime do when
+    /// <see cref="MaxPendingBehaviours"/> behaviours are pending: block until there is room (<see cref="BocFullMode.Wait"/>,
+    /// the default) or throw <see cref="BocRuntimeFullException"/> (<see cref="BocFullMode.Throw"/>). Ignored without a
+    /// bound. <c>TryWhen</c> returns false instead in either mode.
+    /// </summary>
+    public BocFullMode FullMode { get; set; } = BocFullMode.Wait;
 }

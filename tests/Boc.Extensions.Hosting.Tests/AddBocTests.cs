@@ -153,10 +153,47 @@ public sealed class AddBocTests
 
         Assert.Equal(HealthStatus.Healthy, before.Status);
         Assert.Equal(0L, before.Entries["boc"].Data["unhandledExceptions"]);
+        Assert.Equal(0L, before.Entries["boc"].Data["pendingBehaviours"]);
+        Assert.False(before.Entries["boc"].Data.ContainsKey("maxPendingBehaviours"));
         Assert.Equal(HealthStatus.Healthy, after.Status);
         Assert.Equal(1L, after.Entries["boc"].Data["unhandledExceptions"]);
         Assert.Equal(HealthStatus.Unhealthy, stopped.Status);
         Assert.Equal("Drained", stopped.Entries["boc"].Data["phase"]);
+    }
+
+    [Fact]
+    public async Task The_health_check_reports_the_pending_count_and_the_bound()
+    {
+        var (builder, _) = NewBuilder();
+        builder.Services.AddBoc(o =>
+        {
+            o.MaxPendingBehaviours = 5;
+            o.FullMode = BocFullMode.Throw;
+        });
+        builder.Services.AddHealthChecks().AddCheck<BocHealthCheck>("boc");
+        using IHost host = builder.Build();
+        await host.StartAsync().WaitAsync(Limit);
+        var runtime = host.Services.GetRequiredService<BocRuntime>();
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var cown = new Cown<Counter>(new Counter());
+        runtime.When(cown, async c => { await gate.Task; c.Value++; });
+        runtime.When(cown, c => c.Value++);   // queued behind the blocked one
+
+        HealthReport busy = await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync().WaitAsync(Limit);
+        Assert.Equal(2L, busy.Entries["boc"].Data["pendingBehaviours"]);
+        Assert.Equal(5, busy.Entries["boc"].Data["maxPendingBehaviours"]);
+        Assert.Equal(2L, host.Services.GetRequiredService<BocRuntimeMonitor>().PendingCount);
+
+        // The options reached the runtime: it refuses a sixth pending behaviour.
+        for (int i = 0; i < 3; i++)
+        {
+            runtime.When(cown, c => c.Value++);
+        }
+
+        Assert.Throws<BocRuntimeFullException>(() => runtime.When(cown, c => c.Value++));
+        gate.SetResult();
+        await host.StopAsync().WaitAsync(Limit);
+        Assert.Equal(5, (await ReadAsync(cown)).Value);
     }
 
     [Fact]
@@ -166,6 +203,7 @@ public sealed class AddBocTests
 
         var services = new ServiceCollection();
         Assert.Throws<ArgumentOutOfRangeException>(() => services.AddBoc(o => o.WorkerCount = 0));
+        Assert.Throws<ArgumentOutOfRangeException>(() => services.AddBoc(o => o.MaxPendingBehaviours = 0));
         Assert.Empty(services);
 
         services.AddBoc();

@@ -18,6 +18,7 @@ public static partial class Behaviours
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When(Action body)
         => BocRuntime.Default.When(body);
 
@@ -33,6 +34,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.When(body, state);
 
@@ -45,6 +47,7 @@ public static partial class Behaviours
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When(Func<Task> body)
         => BocRuntime.Default.When(body);
 
@@ -60,6 +63,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.When(body, state);
 
@@ -73,6 +77,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync(Action body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -88,6 +93,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync(Action body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
@@ -104,6 +110,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -122,6 +129,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TState>(Action<TState> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
@@ -135,6 +143,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync(Func<Task> body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -150,6 +159,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync(Func<Task> body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
@@ -166,6 +176,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -184,6 +195,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
@@ -198,6 +210,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -214,6 +227,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
@@ -231,6 +245,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -250,6 +265,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
@@ -264,6 +280,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
         => BocRuntime.Default.WhenAsync(body);
 
@@ -280,6 +297,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
@@ -297,6 +315,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
@@ -316,8 +335,65 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen(Action body)
+        => BocRuntime.Default.TryWhen(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TState>(Action<TState> body, TState state)
+        => BocRuntime.Default.TryWhen(body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen(Func<Task> body)
+        => BocRuntime.Default.TryWhen(body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TState>(Func<TState, Task> body, TState state)
+        => BocRuntime.Default.TryWhen(body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
@@ -330,6 +406,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.When(c1, body);
@@ -348,6 +425,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.When(c1, body, state);
@@ -363,6 +441,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.When(c1, body);
@@ -381,6 +460,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.When(c1, body, state);
@@ -397,6 +477,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -415,6 +496,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
@@ -434,6 +516,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -455,6 +538,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
@@ -471,6 +555,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -489,6 +574,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
@@ -508,6 +594,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -529,6 +616,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
@@ -546,6 +634,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -565,6 +654,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
@@ -585,6 +675,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -607,6 +698,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
@@ -624,6 +716,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
@@ -643,6 +736,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
@@ -663,6 +757,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
@@ -685,9 +780,78 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1>(IAcquirable<T1> c1, Action<T1> body)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+        => BocRuntime.Default.TryWhen(c1, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
@@ -702,6 +866,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -723,6 +888,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -741,6 +907,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -762,6 +929,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -781,6 +949,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -802,6 +971,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -824,6 +994,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -848,6 +1019,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -867,6 +1039,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -888,6 +1061,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -910,6 +1084,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -934,6 +1109,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -954,6 +1130,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
         where T1 : class
         where T2 : class
@@ -976,6 +1153,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -999,6 +1177,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1024,6 +1203,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1044,6 +1224,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1066,6 +1247,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1089,6 +1271,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1114,10 +1297,91 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        => BocRuntime.Default.TryWhen(c1, c2, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
@@ -1134,6 +1398,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -1158,6 +1423,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1179,6 +1445,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -1203,6 +1470,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1225,6 +1493,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -1249,6 +1518,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1274,6 +1544,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1301,6 +1572,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1323,6 +1595,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -1347,6 +1620,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1372,6 +1646,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1399,6 +1674,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1422,6 +1698,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
         where T1 : class
         where T2 : class
@@ -1447,6 +1724,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1473,6 +1751,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1501,6 +1780,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1524,6 +1804,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1549,6 +1830,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1575,6 +1857,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1603,11 +1886,104 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
@@ -1626,6 +2002,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -1653,6 +2030,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1677,6 +2055,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -1704,6 +2083,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1729,6 +2109,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -1756,6 +2137,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1784,6 +2166,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1814,6 +2197,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1839,6 +2223,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -1866,6 +2251,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1894,6 +2280,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1924,6 +2311,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1950,6 +2338,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
         where T1 : class
         where T2 : class
@@ -1978,6 +2367,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2007,6 +2397,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2038,6 +2429,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2064,6 +2456,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2092,6 +2485,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2121,6 +2515,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2152,12 +2547,117 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
@@ -2178,6 +2678,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -2208,6 +2709,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2235,6 +2737,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -2265,6 +2768,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2293,6 +2797,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -2323,6 +2828,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2354,6 +2860,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2387,6 +2894,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2415,6 +2923,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -2445,6 +2954,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2476,6 +2986,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2509,6 +3020,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2538,6 +3050,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
         where T1 : class
         where T2 : class
@@ -2569,6 +3082,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2601,6 +3115,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2635,6 +3150,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2664,6 +3180,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2695,6 +3212,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2727,6 +3245,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2761,6 +3280,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2768,6 +3288,122 @@ public static partial class Behaviours
         where T4 : class
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
@@ -2790,6 +3426,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -2823,6 +3460,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2853,6 +3491,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -2886,6 +3525,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2917,6 +3557,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -2950,6 +3591,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2984,6 +3626,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3020,6 +3663,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3051,6 +3695,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -3084,6 +3729,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3118,6 +3764,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3154,6 +3801,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3186,6 +3834,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
         where T1 : class
         where T2 : class
@@ -3220,6 +3869,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3255,6 +3905,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3292,6 +3943,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3324,6 +3976,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3358,6 +4011,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3393,6 +4047,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -3430,6 +4085,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3438,6 +4094,134 @@ public static partial class Behaviours
         where T5 : class
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
@@ -3462,6 +4246,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -3498,6 +4283,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3531,6 +4317,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -3567,6 +4354,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3601,6 +4389,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -3637,6 +4426,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3674,6 +4464,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3713,6 +4504,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3747,6 +4539,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -3783,6 +4576,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3820,6 +4614,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3859,6 +4654,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3894,6 +4690,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
         where T1 : class
         where T2 : class
@@ -3931,6 +4728,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3969,6 +4767,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -4009,6 +4808,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4044,6 +4844,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -4081,6 +4882,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4119,6 +4921,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -4159,6 +4962,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4168,6 +4972,146 @@ public static partial class Behaviours
         where T6 : class
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
@@ -4194,6 +5138,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -4233,6 +5178,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4269,6 +5215,7 @@ public static partial class Behaviours
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -4308,6 +5255,7 @@ public static partial class Behaviours
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4345,6 +5293,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -4384,6 +5333,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4424,6 +5374,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4466,6 +5417,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4503,6 +5455,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -4542,6 +5495,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4582,6 +5536,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4624,6 +5579,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4662,6 +5618,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
         where T1 : class
         where T2 : class
@@ -4702,6 +5659,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4743,6 +5701,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -4786,6 +5745,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4824,6 +5784,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -4864,6 +5825,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4905,6 +5867,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -4948,6 +5911,7 @@ public static partial class Behaviours
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4958,6 +5922,158 @@ public static partial class Behaviours
         where T7 : class
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+        => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -4971,6 +6087,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.When(cowns, body);
@@ -4990,6 +6107,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.When(cowns, body, state);
@@ -5006,6 +6124,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.When(cowns, body);
@@ -5025,6 +6144,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.When(cowns, body, state);
@@ -5042,6 +6162,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -5061,6 +6182,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
@@ -5081,6 +6203,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -5103,6 +6226,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
@@ -5120,6 +6244,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -5139,6 +6264,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
@@ -5159,6 +6285,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -5181,6 +6308,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
@@ -5199,6 +6327,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -5219,6 +6348,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
@@ -5240,6 +6370,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -5263,6 +6394,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
@@ -5281,6 +6413,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
@@ -5301,6 +6434,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
@@ -5322,6 +6456,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
@@ -5345,9 +6480,82 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+        => BocRuntime.Default.TryWhen(cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -5363,6 +6571,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -5385,6 +6594,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -5404,6 +6614,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -5426,6 +6637,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -5446,6 +6658,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -5468,6 +6681,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5491,6 +6705,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -5516,6 +6731,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5536,6 +6752,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -5558,6 +6775,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5581,6 +6799,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -5606,6 +6825,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5627,6 +6847,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where TElement : class
@@ -5650,6 +6871,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5674,6 +6896,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where TElement : class
@@ -5700,6 +6923,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5721,6 +6945,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where TElement : class
@@ -5744,6 +6969,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -5768,6 +6994,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where TElement : class
@@ -5794,10 +7021,95 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, cowns, body, state);
 
     /// <summary>
     /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
@@ -5815,6 +7127,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -5840,6 +7153,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5862,6 +7176,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -5887,6 +7202,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -5910,6 +7226,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -5935,6 +7252,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5961,6 +7279,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5989,6 +7308,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6012,6 +7332,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -6037,6 +7358,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6063,6 +7385,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -6091,6 +7414,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6115,6 +7439,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where T2 : class
@@ -6141,6 +7466,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6168,6 +7494,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -6197,6 +7524,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6221,6 +7549,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -6247,6 +7576,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6274,6 +7604,7 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -6303,10 +7634,107 @@ public static partial class Behaviours
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body, state);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body);
+
+    /// <summary>
+    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public static bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+        => BocRuntime.Default.TryWhen(c1, c2, cowns, body, state);
 
 }

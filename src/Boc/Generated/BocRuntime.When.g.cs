@@ -18,6 +18,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -38,6 +39,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -55,6 +57,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -75,6 +78,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -93,6 +97,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -115,6 +120,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync(Action body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -138,6 +144,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -163,6 +170,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -183,6 +191,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -205,6 +214,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync(Func<Task> body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -228,6 +238,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -253,6 +264,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -274,6 +286,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -297,6 +310,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -321,6 +335,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -347,6 +362,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -368,6 +384,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -391,6 +408,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -415,6 +433,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -441,6 +460,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -449,6 +469,106 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen(Action body)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TState>(Action<TState> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <param name="body">The body.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen(Func<Task> body)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
+        behaviour.Init(this, static (f) => f(), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TState>(Func<TState, Task> body, TState state)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
+        behaviour.Init(this, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -462,6 +582,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
     {
@@ -486,6 +607,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
     {
@@ -507,6 +629,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
     {
@@ -531,6 +654,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
     {
@@ -553,6 +677,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
     {
@@ -579,6 +704,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -606,6 +732,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
     {
@@ -635,6 +762,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -659,6 +787,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
     {
@@ -685,6 +814,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -712,6 +842,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
     {
@@ -741,6 +872,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -766,6 +898,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
         where T1 : class
     {
@@ -793,6 +926,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -821,6 +955,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
         where T1 : class
     {
@@ -851,6 +986,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -876,6 +1012,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
         where T1 : class
     {
@@ -903,6 +1040,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -931,6 +1069,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
         where T1 : class
     {
@@ -961,6 +1100,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
@@ -971,6 +1111,122 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1>(IAcquirable<T1> c1, Action<T1> body)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
+        where T1 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -986,6 +1242,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -1014,6 +1271,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1039,6 +1297,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -1067,6 +1326,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1093,6 +1353,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
@@ -1123,6 +1384,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1154,6 +1416,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1187,6 +1450,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1215,6 +1479,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
@@ -1245,6 +1510,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1276,6 +1542,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1309,6 +1576,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1338,6 +1606,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
         where T1 : class
         where T2 : class
@@ -1369,6 +1638,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1401,6 +1671,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -1435,6 +1706,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1464,6 +1736,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -1495,6 +1768,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1527,6 +1801,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -1561,6 +1836,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1573,6 +1849,138 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
+        behaviour.Init(this, c1, c2, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -1590,6 +1998,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -1622,6 +2031,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1651,6 +2061,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -1683,6 +2094,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1713,6 +2125,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
@@ -1747,6 +2160,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1782,6 +2196,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -1819,6 +2234,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1851,6 +2267,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
@@ -1885,6 +2302,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1920,6 +2338,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -1957,6 +2376,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1990,6 +2410,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
         where T1 : class
         where T2 : class
@@ -2025,6 +2446,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2061,6 +2483,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2099,6 +2522,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2132,6 +2556,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2167,6 +2592,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2203,6 +2629,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2241,6 +2668,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2255,6 +2683,154 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -2274,6 +2850,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -2310,6 +2887,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2343,6 +2921,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -2379,6 +2958,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2413,6 +2993,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -2451,6 +3032,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2490,6 +3072,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2531,6 +3114,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2567,6 +3151,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -2605,6 +3190,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2644,6 +3230,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2685,6 +3272,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2722,6 +3310,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
         where T1 : class
         where T2 : class
@@ -2761,6 +3350,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2801,6 +3391,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2843,6 +3434,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2880,6 +3472,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2919,6 +3512,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2959,6 +3553,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -3001,6 +3596,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3017,6 +3613,170 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -3038,6 +3798,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -3078,6 +3839,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3115,6 +3877,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -3155,6 +3918,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3193,6 +3957,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -3235,6 +4000,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3278,6 +4044,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3323,6 +4090,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3363,6 +4131,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -3405,6 +4174,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3448,6 +4218,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3493,6 +4264,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3534,6 +4306,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
         where T1 : class
         where T2 : class
@@ -3577,6 +4350,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3621,6 +4395,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3667,6 +4442,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3708,6 +4484,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3751,6 +4528,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3795,6 +4573,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -3841,6 +4620,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3859,6 +4639,186 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -3882,6 +4842,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -3926,6 +4887,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3967,6 +4929,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -4011,6 +4974,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4053,6 +5017,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -4099,6 +5064,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4146,6 +5112,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4195,6 +5162,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4239,6 +5207,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -4285,6 +5254,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4332,6 +5302,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4381,6 +5352,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4426,6 +5398,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
         where T1 : class
         where T2 : class
@@ -4473,6 +5446,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4521,6 +5495,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -4571,6 +5546,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4616,6 +5592,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -4663,6 +5640,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4711,6 +5689,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -4761,6 +5740,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4781,6 +5761,202 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -4806,6 +5982,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -4854,6 +6031,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4899,6 +6077,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -4947,6 +6126,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4993,6 +6173,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -5043,6 +6224,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5094,6 +6276,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5147,6 +6330,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5195,6 +6379,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -5245,6 +6430,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5296,6 +6482,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -5349,6 +6536,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5398,6 +6586,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
         where T1 : class
         where T2 : class
@@ -5449,6 +6638,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5501,6 +6691,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -5555,6 +6746,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5604,6 +6796,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -5655,6 +6848,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5707,6 +6901,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -5761,6 +6956,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5783,6 +6979,218 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -5810,6 +7218,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -5862,6 +7271,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5911,6 +7321,7 @@ public sealed partial class BocRuntime
     /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -5963,6 +7374,7 @@ public sealed partial class BocRuntime
     /// <param name="state">A value handed to the body as its last argument.</param>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -6013,6 +7425,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -6067,6 +7480,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6122,6 +7536,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -6179,6 +7594,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6231,6 +7647,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -6285,6 +7702,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6340,6 +7758,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -6397,6 +7816,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6450,6 +7870,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
         where T1 : class
         where T2 : class
@@ -6505,6 +7926,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6561,6 +7983,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -6619,6 +8042,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6672,6 +8096,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -6727,6 +8152,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6783,6 +8209,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -6841,6 +8268,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6868,6 +8296,234 @@ public sealed partial class BocRuntime
     }
 
     /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
+    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
+    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
+    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
+    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
+    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where T3 : class
+        where T4 : class
+        where T5 : class
+        where T6 : class
+        where T7 : class
+        where T8 : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        ArgumentNullException.ThrowIfNull(c3);
+        ArgumentNullException.ThrowIfNull(c4);
+        ArgumentNullException.ThrowIfNull(c5);
+        ArgumentNullException.ThrowIfNull(c6);
+        ArgumentNullException.ThrowIfNull(c7);
+        ArgumentNullException.ThrowIfNull(c8);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
@@ -6879,6 +8535,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
@@ -6904,6 +8561,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
@@ -6926,6 +8584,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
@@ -6951,6 +8610,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
@@ -6974,6 +8634,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
@@ -7001,6 +8662,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7029,6 +8691,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
@@ -7059,6 +8722,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7084,6 +8748,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
@@ -7111,6 +8776,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7139,6 +8805,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
@@ -7169,6 +8836,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7195,6 +8863,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
     {
@@ -7223,6 +8892,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7252,6 +8922,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
     {
@@ -7283,6 +8954,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7309,6 +8981,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
     {
@@ -7337,6 +9010,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7366,6 +9040,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
     {
@@ -7397,6 +9072,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
@@ -7407,6 +9083,126 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where TElement : class
+    {
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
+        behaviour.Init(this, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -7423,6 +9219,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -7452,6 +9249,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -7478,6 +9276,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -7507,6 +9306,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -7534,6 +9334,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
@@ -7565,6 +9366,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7597,6 +9399,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
@@ -7631,6 +9434,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7660,6 +9464,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
@@ -7691,6 +9496,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7723,6 +9529,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
@@ -7757,6 +9564,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7787,6 +9595,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where TElement : class
@@ -7819,6 +9628,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7852,6 +9662,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where TElement : class
@@ -7887,6 +9698,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7917,6 +9729,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where TElement : class
@@ -7949,6 +9762,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -7982,6 +9796,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where TElement : class
@@ -8017,6 +9832,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -8029,6 +9845,142 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
     /// <summary>
@@ -8047,6 +9999,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -8080,6 +10033,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -8110,6 +10064,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -8143,6 +10098,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -8174,6 +10130,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
@@ -8209,6 +10166,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8245,6 +10203,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -8283,6 +10242,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8316,6 +10276,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
@@ -8351,6 +10312,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8387,6 +10349,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -8425,6 +10388,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8459,6 +10423,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where T2 : class
@@ -8495,6 +10460,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8532,6 +10498,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -8571,6 +10538,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8605,6 +10573,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -8641,6 +10610,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8678,6 +10648,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -8717,6 +10688,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8731,6 +10703,158 @@ public sealed partial class BocRuntime
         ValueTask<TResult> completion = behaviour.Completion;
         Spawn(behaviour, cancellationToken);
         return completion;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        SpawnAdmitted(behaviour);
+        return true;
+    }
+
+    /// <summary>
+    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
+    /// </summary>
+    /// <remarks>
+    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
+    /// </remarks>
+    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
+    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
+    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
+    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
+    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
+    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
+    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
+    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    public bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+        where T1 : class
+        where T2 : class
+        where TElement : class
+    {
+        ArgumentNullException.ThrowIfNull(c1);
+        ArgumentNullException.ThrowIfNull(c2);
+        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
+        ArgumentNullException.ThrowIfNull(body);
+        if (!TryAdmit())
+        {
+            return false;
+        }
+
+        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        behaviour.Init(this, c1, c2, list, body, state);
+        SpawnAdmitted(behaviour);
+        return true;
     }
 
 }
