@@ -1,3 +1,5 @@
+// Used only by BackpressureBenchmarks, which older runtimes (the before/after baseline) cannot build.
+#if !BOC_BASELINE
 using System.Globalization;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Reports;
@@ -95,3 +97,4 @@ internal static class PeakColumns
         public bool IsDefault(Summary summary, BenchmarkCase benchmarkCase) => false;
     }
 }
+#endif
