@@ -102,6 +102,41 @@ static void Header(StringBuilder sb)
     sb.AppendLine();
 }
 
+// The static Behaviours form: forwards to the same method on BocRuntime.Default.
+static void EmitForwardToDefault(StringBuilder sb, Shape shape, string name, bool withState, bool withToken)
+{
+    var forwarded = shape.CownArguments.Append("body").ToList();
+    if (withState)
+    {
+        forwarded.Add("state");
+    }
+
+    if (withToken)
+    {
+        forwarded.Add("cancellationToken");
+    }
+
+    sb.AppendLine($"        => BocRuntime.Default.{name}({string.Join(", ", forwarded)});");
+    sb.AppendLine();
+}
+
+// Opens an instance form's body with its argument checks: each single cown, the dynamic set (snapshotted), the body.
+static void EmitArgumentChecks(StringBuilder sb, Shape shape)
+{
+    sb.AppendLine("    {");
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
+    }
+
+    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
+}
+
 void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool isStatic)
 {
     bool result = kind is Kind.Result or Kind.AsyncResult;
@@ -221,34 +256,11 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
 
     if (isStatic)
     {
-        var forwarded = shape.CownArguments.Append("body").ToList();
-        if (withState)
-        {
-            forwarded.Add("state");
-        }
-
-        if (withToken)
-        {
-            forwarded.Add("cancellationToken");
-        }
-
-        sb.AppendLine($"        => BocRuntime.Default.{name}({string.Join(", ", forwarded)});");
-        sb.AppendLine();
+        EmitForwardToDefault(sb, shape, name, withState, withToken);
         return;
     }
 
-    sb.AppendLine("    {");
-    for (int i = 1; i <= shape.Singles; i++)
-    {
-        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
-    }
-
-    if (shape.Dynamic)
-    {
-        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
-    }
-
-    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
+    EmitArgumentChecks(sb, shape);
 
     // Without state, the user's delegate becomes the state of a cached static adapter.
     BodyClass bodyClass = BodyClassOf(kind);
@@ -372,29 +384,11 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
 
     if (isStatic)
     {
-        var forwarded = shape.CownArguments.Append("body").ToList();
-        if (withState)
-        {
-            forwarded.Add("state");
-        }
-
-        sb.AppendLine($"        => BocRuntime.Default.TryWhen({string.Join(", ", forwarded)});");
-        sb.AppendLine();
+        EmitForwardToDefault(sb, shape, "TryWhen", withState, withToken: false);
         return;
     }
 
-    sb.AppendLine("    {");
-    for (int i = 1; i <= shape.Singles; i++)
-    {
-        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
-    }
-
-    if (shape.Dynamic)
-    {
-        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
-    }
-
-    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
+    EmitArgumentChecks(sb, shape);
 
     // Admission before renting: a refused spawn touches nothing.
     sb.AppendLine("        if (!TryAdmit())");
