@@ -438,9 +438,21 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     }
 
     sb.AppendLine("{");
-    for (int i = 1; i <= shape.Singles; i++)
+
+    // A behaviour of exactly one cown finds it in its only slot (nothing sorts or merges one request), so it does not
+    // keep a second reference to it: a pending behaviour's size is what a flood pays for.
+    // Likewise a two-cown class declares the second slot itself (SlotLayout.Pair: no array, and no slot carried by
+    // behaviours that do not use it) and finds both cowns in its slots.
+    bool cownInSlot = shape.Singles == 1 && !shape.Dynamic;
+    bool pair = shape.Singles == 2 && !shape.Dynamic;
+    for (int i = 1; i <= shape.Singles && !cownInSlot && !pair; i++)
     {
         sb.AppendLine($"    private Cown? _c{i};");
+    }
+
+    if (pair)
+    {
+        sb.AppendLine("    private Slot _second;");
     }
 
     if (shape.Dynamic)
@@ -460,9 +472,15 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     string capacity = shape.Dynamic ? $"{shape.Singles} + cowns.Length" : shape.Singles.ToString();
     sb.AppendLine($"    public void Init({string.Join(", ", initParams)})");
     sb.AppendLine("    {");
-    sb.AppendLine($"        Prepare(runtime, {capacity});");
+    sb.AppendLine(pair ? $"        Prepare(runtime, {capacity}, pair: true);" : $"        Prepare(runtime, {capacity});");
     for (int i = 1; i <= shape.Singles; i++)
     {
+        if (cownInSlot || pair)
+        {
+            sb.AppendLine($"        AddRequest(c{i}.Cown, c{i}.IsReadOnly);");
+            continue;
+        }
+
         sb.AppendLine($"        _c{i} = c{i}.Cown;");
         sb.AppendLine($"        AddRequest(_c{i}, c{i}.IsReadOnly);");
     }
@@ -481,13 +499,21 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     sb.AppendLine("    }");
     sb.AppendLine();
+    if (pair)
+    {
+        sb.AppendLine("    protected override ref Slot SecondSlot => ref _second;");
+        sb.AppendLine();
+    }
 
     // Unsafe.As: each state object was stored by a Cown<Ti> (or a Cown<U> with U : Ti, through IAcquirable's
     // covariance), so it is a Ti; the cast check would only cost time.
     var callArgs = new List<string>();
     for (int i = 1; i <= shape.Singles; i++)
     {
-        callArgs.Add($"Unsafe.As<T{i}>(_c{i}!.State)");
+        callArgs.Add(
+            cownInSlot ? $"Unsafe.As<T{i}>(OnlyCown.State)"
+            : pair ? $"Unsafe.As<T{i}>(PairCown(second: {(i == 2 ? "true" : "false")}).State)"
+            : $"Unsafe.As<T{i}>(_c{i}!.State)");
     }
 
     if (shape.Dynamic)
@@ -531,7 +557,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     sb.AppendLine();
     sb.AppendLine("    protected override void Recycle()");
     sb.AppendLine("    {");
-    for (int i = 1; i <= shape.Singles; i++)
+    for (int i = 1; i <= shape.Singles && !cownInSlot && !pair; i++)
     {
         sb.AppendLine($"        _c{i} = null;");
     }

@@ -88,7 +88,7 @@ namespace Boc;
 // taken for a finished one); here the reader's state word makes the hand-over exactly-once.
 //
 // Cancellation (WhenAsync(..., CancellationToken); BehaviourCancellation.cs, CancellationRequest.cs). A spawn whose
-// token can be canceled gets a CancellationRequest (Behaviour._cancellation; null otherwise, and then no step below
+// token can be canceled gets a CancellationRequest (Behaviour.Cancellation; null otherwise, and then no step below
 // does more than read that field). Its state word goes Pending -> Started (CAS in Run, before the body) or Pending ->
 // Withdrawn (CAS by the token callback, "the canceller"); exactly one wins, so a behaviour either runs entirely or is
 // withdrawn, and its awaitable says which (a BehaviourWithdrawnException, an OperationCanceledException with the
@@ -206,15 +206,17 @@ internal struct Slot
 #endif
 }
 
-/// <summary>
-/// Slots for behaviours of one or two cowns, stored inside the behaviour object. Two, not more: a slot is 24 bytes, and
-/// every inline slot is carried by every behaviour, so with four a one-cown behaviour was 176 bytes (three cache lines)
-/// and now is 128; behaviours of three or more cowns keep a slot array with the pooled object instead.
-/// </summary>
-[InlineArray(Behaviour.InlineSlotCount)]
-internal struct InlineSlots
+/// <summary>Where a behaviour keeps its slots (see "Slot storage" on <see cref="Behaviour"/>).</summary>
+internal enum SlotLayout : byte
 {
-    private Slot _element0;
+    /// <summary>One slot, the base class's inline one.</summary>
+    One,
+
+    /// <summary>Two slots: the base class's inline one, and the second that two-cown behaviour classes declare.</summary>
+    Pair,
+
+    /// <summary>Every slot in the array kept with the pooled object (three or more cowns, or a dynamic cown list).</summary>
+    Overflow,
 }
 
 /// <summary>
@@ -223,7 +225,15 @@ internal struct InlineSlots
 /// </summary>
 internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
-    internal const int InlineSlotCount = 2;
+    // Slot storage. A slot is 24 bytes, and every byte of a behaviour is paid per pending behaviour: a flood (one body
+    // spawning a million one-cown behaviours that another worker runs) keeps hundreds of thousands pending, and its time
+    // goes mostly to the GC copying them and to cache misses on them. So the base class carries exactly one inline slot
+    // (what one-cown behaviours, the most common kind, need); the generated two-cown classes declare the second
+    // (SecondSlot), so a pair costs no array and no slot is carried by a behaviour that does not use it; three or more
+    // cowns, or a dynamic list, use an array kept with the pooled object, so steady-state reuse allocates nothing. The
+    // same reasoning moved the rarely used fields (that array, an async body's continuation, a cancellation) into one
+    // side object (_extras), and lets one- and two-cown classes find their cowns in their slots instead of keeping a
+    // second reference. A pending one-cown behaviour went from 144 bytes to 88, a two-cown one from 152 to 112.
 
     // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link) last nanoseconds
     // unless the other thread was preempted mid-spawn. SpinWait yields the core after its first few iterations; it
@@ -237,14 +247,21 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     [ThreadStatic]
     private static Behaviour? t_running;
 
-    private InlineSlots _inline;
-    private Slot[]? _overflow;
-    private bool _usesOverflow;
+    private Slot _first;
+    private SlotLayout _layout;
+
+    /// <summary>Set by <see cref="SortAndMergePair"/> when the cowns' order by id is the reverse of the arguments'.</summary>
+    private bool _pairSwapped;
     private int _slotCount;
     private int _countdown;
     private BocRuntime? _runtime;
-    private Task? _bodyTask;
-    private Action? _onBodyTaskCompleted;
+
+    /// <summary>
+    /// What only some behaviours need (a slot array, an asynchronous body's continuation, a cancellation), off the
+    /// common object because every byte of a behaviour is paid per pending behaviour in a flood. Created when first
+    /// needed and kept with the pooled object, so steady-state reuse allocates nothing.
+    /// </summary>
+    private BehaviourExtras? _extras;
 
 #if DEBUG
     /// <summary>Incremented each time the behaviour returns to its pool (debug builds check links against it).</summary>
@@ -255,10 +272,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     private bool _started;
 
     /// <summary>
-    /// The spawn's cancellation (a <c>WhenAsync</c> given a token that can be canceled), or null: the common case, in
-    /// which no step of the protocol does anything for cancellation beyond reading this field. Set before Enqueue.
+    /// Gets the spawn's cancellation (a <c>WhenAsync</c> given a token that can be canceled), or null: the common case,
+    /// in which no step of the protocol does anything for cancellation beyond reading this. Set before Enqueue.
     /// </summary>
-    private CancellationRequest? _cancellation;
+    private CancellationRequest? Cancellation => _extras?.Cancellation;
+
+    /// <summary>Gets the slot array of the <see cref="SlotLayout.Overflow"/> layout.</summary>
+    private Slot[]? Overflow => _extras?.Overflow;
 
 #if DEBUG
     private bool _pooled;
@@ -267,31 +287,62 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// <summary>Gets the runtime this behaviour was spawned on.</summary>
     protected BocRuntime Runtime => _runtime!;
 
-    /// <summary>Gets the slots in use: sorted by cown id and free of duplicates once <see cref="Enqueue"/> has begun.</summary>
-    private Span<Slot> Slots => _usesOverflow ? _overflow.AsSpan(0, _slotCount) : ((Span<Slot>)_inline)[.._slotCount];
+    /// <summary>
+    /// Gets the cown of a behaviour spawned on exactly one cown: its only request, which stays in inline slot 0 (one
+    /// request is neither sorted nor merged) until the behaviour returns to the pool.
+    /// </summary>
+    protected Cown OnlyCown => _first.Target;
+
+    /// <summary>
+    /// The cown a two-cown behaviour's first or <paramref name="second"/> argument named, found in its slots once
+    /// <see cref="SortAndMergePair"/> has ordered them (both arguments name the one merged slot if they were the same cown).
+    /// </summary>
+    protected Cown PairCown(bool second)
+    {
+        if (_slotCount == 1)
+        {
+            return _first.Target;
+        }
+
+        return second != _pairSwapped ? SecondSlot.Target : _first.Target;
+    }
+
+    /// <summary>
+    /// Gets the second slot of a two-cown behaviour class (its <see cref="SlotLayout.Pair"/> storage). Only classes that
+    /// pass <c>pair: true</c> to <see cref="Prepare"/> override it; the base is never reached otherwise.
+    /// </summary>
+    protected virtual ref Slot SecondSlot => throw new InvalidOperationException("Boc protocol error: this behaviour has no inline second slot.");
 
     // ---------------------------------------------------------------------------------------------------------------
     // Set-up: the generated Init methods call Prepare, then AddRequest per cown, on a behaviour fresh from the pool.
     // ---------------------------------------------------------------------------------------------------------------
 
-    /// <summary>Prepares the behaviour for a spawn that names <paramref name="capacity"/> cowns (duplicates included).</summary>
-    protected void Prepare(BocRuntime runtime, int capacity)
+    /// <summary>
+    /// Prepares the behaviour for a spawn that names <paramref name="capacity"/> cowns (duplicates included);
+    /// <paramref name="pair"/> says the derived class declares <see cref="SecondSlot"/> (two-cown classes).
+    /// </summary>
+    protected void Prepare(BocRuntime runtime, int capacity, bool pair = false)
     {
         AssertLive();
         _runtime = runtime;
         _slotCount = 0;
-        _usesOverflow = capacity > InlineSlotCount;
-        if (_usesOverflow && (_overflow is null || _overflow.Length < capacity))
+        _layout = capacity == 1 ? SlotLayout.One : capacity == 2 && pair ? SlotLayout.Pair : SlotLayout.Overflow;
+        _pairSwapped = false;
+        if (_layout == SlotLayout.Overflow)
         {
-            // Kept with the pooled behaviour, so steady-state reuse at the same size allocates nothing.
-            _overflow = new Slot[capacity];
+            BehaviourExtras extras = _extras ??= new BehaviourExtras();
+            if (extras.Overflow is null || extras.Overflow.Length < capacity)
+            {
+                // Kept with the pooled behaviour, so steady-state reuse at the same size allocates nothing.
+                extras.Overflow = new Slot[capacity];
+            }
         }
     }
 
     /// <summary>Adds a request; called by derived Init methods, in argument order.</summary>
     protected void AddRequest(Cown cown, bool isRead)
     {
-        ref Slot slot = ref _usesOverflow ? ref _overflow![_slotCount] : ref _inline[_slotCount];
+        ref Slot slot = ref SlotAt(_slotCount);
         _slotCount++;
         slot.Target = cown;
         slot.IsRead = isRead;
@@ -491,7 +542,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         if (!slot.IsRead)
         {
-            if (_cancellation is not null)
+            if (Cancellation is not null)
             {
                 // A predecessor's release may be setting Held on this slot right now ("Cancellation"): keep both bits.
                 Interlocked.Or(ref slot.State, Slot.Scheduled);
@@ -585,7 +636,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// </summary>
     private static Behaviour? GrantWrite(Behaviour writer, Cown cown)
     {
-        if (writer._cancellation is not null && (Volatile.Read(ref writer.SlotFor(cown).State) & Slot.Withdrawn) != 0)
+        if (writer.Cancellation is not null && (Volatile.Read(ref writer.SlotFor(cown).State) & Slot.Withdrawn) != 0)
         {
             // Withdrawn before the turn arrived (the canceller saw no Held, so the slot is ours to pass on): it needs no
             // exclusivity, so it does not wait for active readers either.
@@ -643,7 +694,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// </summary>
     private static Behaviour? Hold(Behaviour writer, Cown cown)
     {
-        if (writer._cancellation is null)
+        if (writer.Cancellation is null)
         {
             writer.ResolveOne();
             return null;
@@ -720,7 +771,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     internal void Run()
     {
         AssertLive();
-        if (_cancellation is { } cancellation && !cancellation.TryStart())
+        if (Cancellation is { } cancellation && !cancellation.TryStart())
         {
             // Withdrawn: every slot has been (or is being) passed on instead; join the canceller ("Cancellation").
             cancellation.Join();
@@ -760,17 +811,50 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // Asynchronous body: keep the cowns until its task completes. ConfigureAwait(false): the release work must
         // not be posted to a captured context (it may be a single-threaded one the caller is blocking). The delegate
         // is created once per pooled object, not per behaviour.
-        _bodyTask = task;
+        BehaviourExtras extras = _extras ??= new BehaviourExtras();
+        BodyTaskCompletion completion = extras.BodyTask ??= new BodyTaskCompletion(this);
+        completion.Task = task;
         // (Under Boc.Testing the runtime asks for the captured context instead: the controlled run's, which queues the
         // release as a step of the run.)
-        task.ConfigureAwait(_runtime!.ContinuesOnCapturedContext).GetAwaiter().UnsafeOnCompleted(_onBodyTaskCompleted ??= OnBodyTaskCompleted);
+        task.ConfigureAwait(_runtime!.ContinuesOnCapturedContext).GetAwaiter().UnsafeOnCompleted(completion.OnCompleted);
     }
 
-    private void OnBodyTaskCompleted()
+    /// <summary>The rarely needed parts of a behaviour (see <see cref="_extras"/>).</summary>
+    private sealed class BehaviourExtras
     {
-        Task task = _bodyTask!;
-        _bodyTask = null;
-        Finish(ErrorOf(task), task);
+        /// <summary>Every slot, in the <see cref="SlotLayout.Overflow"/> layout.</summary>
+        internal Slot[]? Overflow;
+
+        /// <summary>An asynchronous body's continuation, created on the first one this object runs.</summary>
+        internal BodyTaskCompletion? BodyTask;
+
+        /// <summary>The current spawn's cancellation; cleared when the behaviour returns to its pool.</summary>
+        internal CancellationRequest? Cancellation;
+    }
+
+    /// <summary>Finishes a behaviour when its body's task completes; one per pooled object, reused.</summary>
+    private sealed class BodyTaskCompletion
+    {
+        /// <summary>The continuation, created once, so that awaiting a body allocates nothing per behaviour.</summary>
+        internal readonly Action OnCompleted;
+
+        /// <summary>The running body's task; set before the continuation is registered, cleared when it runs.</summary>
+        internal Task? Task;
+
+        private readonly Behaviour _owner;
+
+        internal BodyTaskCompletion(Behaviour owner)
+        {
+            _owner = owner;
+            OnCompleted = Complete;
+        }
+
+        private void Complete()
+        {
+            Task task = Task!;
+            Task = null;
+            _owner.Finish(ErrorOf(task), task);
+        }
     }
 
     private void Finish(Exception? error, Task? bodyTask)
@@ -796,7 +880,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         // A token callback may still fire: it finds the request Started and touches nothing (see "Cancellation").
-        _cancellation?.Unregister();
+        Cancellation?.Unregister();
 
         // Nothing outside reaches this behaviour any more (see "Reuse" above). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
@@ -822,15 +906,15 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     protected void AnnotateFailure(Exception error)
     {
         var text = new System.Text.StringBuilder();
-        Span<Slot> slots = Slots;
-        for (int i = 0; i < slots.Length; i++)
+        for (int i = 0; i < _slotCount; i++)
         {
             if (i > 0)
             {
                 text.Append(", ");
             }
 
-            text.Append(slots[i].Target).Append(slots[i].IsRead ? " (read)" : " (write)");
+            ref Slot slot = ref SlotAt(i);
+            text.Append(slot.Target).Append(slot.IsRead ? " (read)" : " (write)");
         }
 
         try
@@ -879,24 +963,28 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// <summary>Clears what the base class holds; called by <see cref="Recycle"/> implementations.</summary>
     protected void ClearForPool()
     {
-        Span<Slot> slots = Slots;
-#if DEBUG
-        // "Reuse" above: nothing may point at a pooled behaviour. Cown.Last and Slot.Next are checked through the
-        // generation stamps; PendingWriter is checked here.
-        foreach (ref Slot slot in slots)
+        for (int i = 0; i < _slotCount; i++)
         {
+            ref Slot slot = ref SlotAt(i);
+#if DEBUG
+            // "Reuse" above: nothing may point at a pooled behaviour. Cown.Last and Slot.Next are checked through the
+            // generation stamps; PendingWriter is checked here.
             if (slot.Target is { } cown && ReferenceEquals(Volatile.Read(ref cown.PendingWriter), this))
             {
                 throw new InvalidOperationException("A behaviour went back to the pool while a cown still named it as its pending writer.");
             }
-        }
 #endif
-        slots.Clear();
+            slot = default;
+        }
+
         _slotCount = 0;
         _runtime = null;
         _started = false;
         ClearDiagnostics();
-        _cancellation = null;
+        if (_extras is { } extras)
+        {
+            extras.Cancellation = null;
+        }
 #if DEBUG
         if (_pooled)
         {
@@ -951,20 +1039,38 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // Slots
     // ---------------------------------------------------------------------------------------------------------------
 
-    private ref Slot SlotAt(int index) => ref _usesOverflow ? ref _overflow![index] : ref _inline[index];
+    private ref Slot SlotAt(int index)
+    {
+        if (_layout == SlotLayout.Overflow)
+        {
+            return ref Overflow![index];
+        }
+
+        if (index == 0)
+        {
+            return ref _first;
+        }
+
+        return ref SecondSlot;
+    }
 
     /// <summary>This behaviour's slot for <paramref name="cown"/>, which it is known to request.</summary>
     private ref Slot SlotFor(Cown cown)
     {
-        if (!_usesOverflow)
+        if (_layout != SlotLayout.Overflow)
         {
-            // At most two slots: a linear scan is cheapest.
-            for (int i = 0; i < _slotCount; i++)
+            // At most two slots.
+            if (ReferenceEquals(_first.Target, cown))
             {
-                ref Slot slot = ref _inline[i];
-                if (ReferenceEquals(slot.Target, cown))
+                return ref _first;
+            }
+
+            if (_slotCount == 2)
+            {
+                ref Slot second = ref SecondSlot;
+                if (ReferenceEquals(second.Target, cown))
                 {
-                    return ref slot;
+                    return ref second;
                 }
             }
 
@@ -972,7 +1078,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         // Slots are sorted by id: binary search.
-        Slot[] slots = _overflow!;
+        Slot[] slots = Overflow!;
         long id = cown.Id;
         int lo = 0;
         int hi = _slotCount - 1;
@@ -1025,14 +1131,16 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         // Both slot lists are sorted by cown id: one merge pass.
-        Span<Slot> mine = Slots;
-        Span<Slot> theirs = holder.Slots;
+        int mine = _slotCount;
+        int theirs = holder._slotCount;
         int i = 0;
         int j = 0;
-        while (i < mine.Length && j < theirs.Length)
+        while (i < mine && j < theirs)
         {
-            Cown? wanted = mine[i].Target;
-            Cown? held = theirs[j].Target;
+            ref Slot wantedSlot = ref SlotAt(i);
+            ref Slot heldSlot = ref holder.SlotAt(j);
+            Cown? wanted = wantedSlot.Target;
+            Cown? held = heldSlot.Target;
             if (wanted is null || held is null)
             {
                 // Only a misuse (an untaken result taken concurrently) can clear slots under us: no diagnosis.
@@ -1049,7 +1157,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             }
             else
             {
-                if (!(mine[i].IsRead && theirs[j].IsRead))
+                if (!(wantedSlot.IsRead && heldSlot.IsRead))
                 {
                     return true;
                 }
@@ -1076,7 +1184,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             return;
         }
 
-        Span<Slot> slots = Slots;
+        if (_layout == SlotLayout.Pair)
+        {
+            SortAndMergePair();
+            return;
+        }
+
+        Span<Slot> slots = Overflow.AsSpan(0, _slotCount);
         if (slots.Length > InsertionSortLimit)
         {
             // Large dynamic sets: O(n log n). Ids are unique per cown, so equal keys are the same cown.
@@ -1114,5 +1228,22 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         slots[kept..].Clear();
         _slotCount = kept;
+    }
+
+    /// <summary><see cref="SortAndMerge"/> for the inline pair: one comparison.</summary>
+    private void SortAndMergePair()
+    {
+        ref Slot second = ref SecondSlot;
+        if (ReferenceEquals(_first.Target, second.Target))
+        {
+            _first.IsRead &= second.IsRead;
+            second = default;
+            _slotCount = 1;
+        }
+        else if (_first.Target.Id > second.Target.Id)
+        {
+            (_first, second) = (second, _first);
+            _pairSwapped = true;
+        }
     }
 }

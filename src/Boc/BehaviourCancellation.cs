@@ -6,14 +6,14 @@ namespace Boc;
 internal abstract partial class Behaviour
 {
     /// <summary>Gets the token of the behaviour whose body is running in the current flow, or none.</summary>
-    internal static CancellationToken CurrentCancellationToken => Current?._cancellation?.Token ?? default;
+    internal static CancellationToken CurrentCancellationToken => Current?.Cancellation?.Token ?? default;
 
     /// <summary>Makes this (not yet enqueued) spawn cancellable by <paramref name="token"/>.</summary>
     internal CancellationRequest MakeCancellable(CancellationToken token)
     {
         AssertLive();
         var request = new CancellationRequest(this, token);
-        _cancellation = request;
+        (_extras ??= new BehaviourExtras()).Cancellation = request;
         return request;
     }
 

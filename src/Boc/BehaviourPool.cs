@@ -7,38 +7,44 @@ namespace Boc;
 /// than they spawn.
 /// </summary>
 /// <remarks>
+/// <para>
 /// A behaviour is returned only when nothing can reach it any more; <c>Behaviour.cs</c> ("Reuse") gives the argument.
 /// The pool itself never hands one object to two renters: the thread cache is private, and the shared store moves
 /// objects under its lock.
+/// </para>
+/// <para>
+/// Two costs of the obvious shape showed up in a flood's profile (one producer body spawning a million behaviours that
+/// another worker runs, so every object crosses threads through the shared store): storing into a <c>T[]</c> of a
+/// reference type goes through the covariant array-store check (6% of all samples), and each thread-static of a
+/// generic class is a helper call. Hence arrays of a one-field struct (a struct array has no covariance to check) and
+/// one thread-static per type holding both the array and its count.
+/// </para>
 /// </remarks>
 internal static class BehaviourPool<T>
     where T : Behaviour, new()
 {
-    private const int LocalCapacity = 32;
+    private const int LocalCapacity = 64;
     private const int Batch = LocalCapacity / 2;
     private const int SharedCapacity = 1024;
 
     [ThreadStatic]
-    private static T?[]? t_items;
-
-    [ThreadStatic]
-    private static int t_count;
+    private static Cache? t_cache;
 
     private static readonly Lock s_lock = new();
-    private static readonly T?[] s_shared = new T?[SharedCapacity];
+    private static readonly Entry[] s_shared = new Entry[SharedCapacity];
     private static int s_sharedCount;
 
     public static T Rent()
     {
-        T?[]? items = t_items;
-        int count = t_count;
+        Cache? cache = t_cache;
         T item;
-        if (items is not null && count > 0)
+        if (cache is not null && cache.Count > 0)
         {
-            count--;
-            item = items[count]!;
-            items[count] = null;
-            t_count = count;
+            int count = cache.Count - 1;
+            ref Entry entry = ref cache.Items[count];
+            item = entry.Value!;
+            entry.Value = null;
+            cache.Count = count;
         }
         else
         {
@@ -51,20 +57,23 @@ internal static class BehaviourPool<T>
 
     public static void Return(T item)
     {
-        T?[] items = t_items ??= new T?[LocalCapacity];
-        int count = t_count;
+        Cache cache = t_cache ?? CreateCache();
+        int count = cache.Count;
         if (count == LocalCapacity)
         {
-            count = SpillToShared(items);
+            count = SpillToShared(cache.Items);
         }
 
-        items[count] = item;
-        t_count = count + 1;
+        cache.Items[count].Value = item;
+        cache.Count = count + 1;
     }
+
+    private static Cache CreateCache() => t_cache = new Cache();
 
     private static T RentSlow()
     {
-        T?[] items = t_items ??= new T?[LocalCapacity];
+        Cache cache = t_cache ?? CreateCache();
+        Entry[] items = cache.Items;
         int taken = 0;
         if (Volatile.Read(ref s_sharedCount) > 0)
         {
@@ -74,7 +83,7 @@ internal static class BehaviourPool<T>
                 {
                     s_sharedCount--;
                     items[taken++] = s_shared[s_sharedCount];
-                    s_shared[s_sharedCount] = null;
+                    s_shared[s_sharedCount] = default;
                 }
             }
         }
@@ -85,14 +94,14 @@ internal static class BehaviourPool<T>
         }
 
         taken--;
-        T item = items[taken]!;
-        items[taken] = null;
-        t_count = taken;
+        T item = items[taken].Value!;
+        items[taken] = default;
+        cache.Count = taken;
         return item;
     }
 
     /// <summary>Moves the older half of a full thread cache to the shared store (dropping what does not fit).</summary>
-    private static int SpillToShared(T?[] items)
+    private static int SpillToShared(Entry[] items)
     {
         lock (s_lock)
         {
@@ -106,5 +115,18 @@ internal static class BehaviourPool<T>
         Array.Copy(items, Batch, items, 0, LocalCapacity - Batch);
         Array.Clear(items, LocalCapacity - Batch, Batch);
         return LocalCapacity - Batch;
+    }
+
+    /// <summary>One pooled object; a struct, so that storing it into an array needs no covariance check.</summary>
+    private struct Entry
+    {
+        public T? Value;
+    }
+
+    /// <summary>A thread's cache: one thread-static per pooled type instead of two.</summary>
+    private sealed class Cache
+    {
+        public readonly Entry[] Items = new Entry[LocalCapacity];
+        public int Count;
     }
 }

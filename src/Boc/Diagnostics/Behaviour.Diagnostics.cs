@@ -206,7 +206,7 @@ internal abstract partial class Behaviour
     /// <summary>Whether this behaviour requests <paramref name="cown"/> (racy read of its slots).</summary>
     private bool Requests(Cown cown)
     {
-        foreach (ref Slot slot in Slots)
+        foreach (Slot slot in RacySlots())
         {
             if (ReferenceEquals(slot.Target, cown))
             {
@@ -223,7 +223,7 @@ internal abstract partial class Behaviour
         int countdown = Volatile.Read(ref _countdown);
         text.Append(Volatile.Read(ref _started) ? "running" : countdown > 0 ? $"waiting ({countdown} to go)" : "ready");
         text.Append(" on ");
-        Span<Slot> slots = Slots;
+        Slot[] slots = RacySlots();
         for (int i = 0; i < slots.Length; i++)
         {
             if (i > 0)
@@ -231,7 +231,29 @@ internal abstract partial class Behaviour
                 text.Append(", ");
             }
 
-            text.Append(slots[i].Target?.ToString() ?? "?").Append(slots[i].IsRead ? " (read)" : " (write)");
+            Slot slot = slots[i];
+            text.Append(slot.Target?.ToString() ?? "?").Append(slot.IsRead ? " (read)" : " (write)");
+        }
+    }
+
+    /// <summary>
+    /// Copies of the slots, for diagnostics that read a behaviour another thread may be changing: the layout and the
+    /// array are read once, so a stale count never indexes past the storage or reaches a second slot the class does not
+    /// declare (only two-cown classes ever set <see cref="SlotLayout.Pair"/>).
+    /// </summary>
+    private Slot[] RacySlots()
+    {
+        int count = Volatile.Read(ref _slotCount);
+        SlotLayout layout = _layout;
+        Slot[]? overflow = Overflow;
+        switch (layout)
+        {
+            case SlotLayout.One:
+                return count > 0 ? [_first] : [];
+            case SlotLayout.Pair:
+                return count switch { 0 => [], 1 => [_first], _ => [_first, SecondSlot] };
+            default:
+                return overflow is null ? [] : overflow.AsSpan(0, Math.Min(count, overflow.Length)).ToArray();
         }
     }
 }

@@ -193,28 +193,25 @@ internal sealed class AsyncFuncBehaviour<TState, TResult> : ResultBehaviour<TRes
 internal sealed class ActionBehaviour<T1, TState> : FireAndForgetBehaviour
     where T1 : class
 {
-    private Cown? _c1;
     private Action<T1, TState>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
     {
         Prepare(runtime, 1);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        AddRequest(c1.Cown, c1.IsReadOnly);
         _body = body;
         _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), _state!);
+        _body!(Unsafe.As<T1>(OnlyCown.State), _state!);
         return null;
     }
 
     protected override void Recycle()
     {
-        _c1 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -225,15 +222,13 @@ internal sealed class ActionBehaviour<T1, TState> : FireAndForgetBehaviour
 internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
     where T1 : class
 {
-    private Cown? _c1;
     private Func<T1, TState, Task>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
     {
         Prepare(runtime, 1);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        AddRequest(c1.Cown, c1.IsReadOnly);
         _body = body;
         _state = state;
     }
@@ -243,7 +238,7 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(OnlyCown.State), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -253,7 +248,6 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
 
     protected override void Recycle()
     {
-        _c1 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -264,28 +258,25 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
 internal sealed class AwaitedActionBehaviour<T1, TState> : ResultBehaviour<bool>
     where T1 : class
 {
-    private Cown? _c1;
     private Action<T1, TState>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
     {
         Prepare(runtime, 1);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        AddRequest(c1.Cown, c1.IsReadOnly);
         _body = body;
         _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), _state!);
+        _body!(Unsafe.As<T1>(OnlyCown.State), _state!);
         return null;
     }
 
     protected override void Recycle()
     {
-        _c1 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -296,15 +287,13 @@ internal sealed class AwaitedActionBehaviour<T1, TState> : ResultBehaviour<bool>
 internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<bool>
     where T1 : class
 {
-    private Cown? _c1;
     private Func<T1, TState, Task>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
     {
         Prepare(runtime, 1);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        AddRequest(c1.Cown, c1.IsReadOnly);
         _body = body;
         _state = state;
     }
@@ -314,7 +303,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(OnlyCown.State), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -324,7 +313,6 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
 
     protected override void Recycle()
     {
-        _c1 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -335,28 +323,25 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
 internal sealed class FuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
 {
-    private Cown? _c1;
     private Func<T1, TState, TResult>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
     {
         Prepare(runtime, 1);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        AddRequest(c1.Cown, c1.IsReadOnly);
         _body = body;
         _state = state;
     }
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body!(Unsafe.As<T1>(_c1!.State), _state!));
+        SetResult(_body!(Unsafe.As<T1>(OnlyCown.State), _state!));
         return null;
     }
 
     protected override void Recycle()
     {
-        _c1 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -367,15 +352,13 @@ internal sealed class FuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResu
 internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResult>
     where T1 : class
 {
-    private Cown? _c1;
     private Func<T1, TState, Task<TResult>>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 1);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        AddRequest(c1.Cown, c1.IsReadOnly);
         _body = body;
         _state = state;
     }
@@ -385,7 +368,7 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(OnlyCown.State), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -395,7 +378,6 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
 
     protected override void Recycle()
     {
-        _c1 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -407,32 +389,29 @@ internal sealed class ActionBehaviour<T1, T2, TState> : FireAndForgetBehaviour
     where T1 : class
     where T2 : class
 {
-    private Cown? _c1;
-    private Cown? _c2;
+    private Slot _second;
     private Action<T1, T2, TState>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
     {
-        Prepare(runtime, 2);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        Prepare(runtime, 2, pair: true);
+        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c2.Cown, c2.IsReadOnly);
         _body = body;
         _state = state;
     }
 
+    protected override ref Slot SecondSlot => ref _second;
+
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!);
+        _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!);
         return null;
     }
 
     protected override void Recycle()
     {
-        _c1 = null;
-        _c2 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -444,28 +423,27 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehavi
     where T1 : class
     where T2 : class
 {
-    private Cown? _c1;
-    private Cown? _c2;
+    private Slot _second;
     private Func<T1, T2, TState, Task>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
     {
-        Prepare(runtime, 2);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        Prepare(runtime, 2, pair: true);
+        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c2.Cown, c2.IsReadOnly);
         _body = body;
         _state = state;
     }
+
+    protected override ref Slot SecondSlot => ref _second;
 
     protected override Task? InvokeBody()
     {
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -475,8 +453,6 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehavi
 
     protected override void Recycle()
     {
-        _c1 = null;
-        _c2 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -488,32 +464,29 @@ internal sealed class AwaitedActionBehaviour<T1, T2, TState> : ResultBehaviour<b
     where T1 : class
     where T2 : class
 {
-    private Cown? _c1;
-    private Cown? _c2;
+    private Slot _second;
     private Action<T1, T2, TState>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
     {
-        Prepare(runtime, 2);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        Prepare(runtime, 2, pair: true);
+        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c2.Cown, c2.IsReadOnly);
         _body = body;
         _state = state;
     }
 
+    protected override ref Slot SecondSlot => ref _second;
+
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!);
+        _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!);
         return null;
     }
 
     protected override void Recycle()
     {
-        _c1 = null;
-        _c2 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -525,28 +498,27 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehavi
     where T1 : class
     where T2 : class
 {
-    private Cown? _c1;
-    private Cown? _c2;
+    private Slot _second;
     private Func<T1, T2, TState, Task>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
     {
-        Prepare(runtime, 2);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        Prepare(runtime, 2, pair: true);
+        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c2.Cown, c2.IsReadOnly);
         _body = body;
         _state = state;
     }
+
+    protected override ref Slot SecondSlot => ref _second;
 
     protected override Task? InvokeBody()
     {
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -556,8 +528,6 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehavi
 
     protected override void Recycle()
     {
-        _c1 = null;
-        _c2 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -569,32 +539,29 @@ internal sealed class FuncBehaviour<T1, T2, TState, TResult> : ResultBehaviour<T
     where T1 : class
     where T2 : class
 {
-    private Cown? _c1;
-    private Cown? _c2;
+    private Slot _second;
     private Func<T1, T2, TState, TResult>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
     {
-        Prepare(runtime, 2);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        Prepare(runtime, 2, pair: true);
+        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c2.Cown, c2.IsReadOnly);
         _body = body;
         _state = state;
     }
 
+    protected override ref Slot SecondSlot => ref _second;
+
     protected override Task? InvokeBody()
     {
-        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!));
+        SetResult(_body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!));
         return null;
     }
 
     protected override void Recycle()
     {
-        _c1 = null;
-        _c2 = null;
         _body = null;
         _state = default;
         ClearForPool();
@@ -606,28 +573,27 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
     where T1 : class
     where T2 : class
 {
-    private Cown? _c1;
-    private Cown? _c2;
+    private Slot _second;
     private Func<T1, T2, TState, Task<TResult>>? _body;
     private TState? _state;
 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
     {
-        Prepare(runtime, 2);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        Prepare(runtime, 2, pair: true);
+        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c2.Cown, c2.IsReadOnly);
         _body = body;
         _state = state;
     }
+
+    protected override ref Slot SecondSlot => ref _second;
 
     protected override Task? InvokeBody()
     {
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -637,8 +603,6 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
 
     protected override void Recycle()
     {
-        _c1 = null;
-        _c2 = null;
         _body = null;
         _state = default;
         ClearForPool();
