@@ -16,9 +16,13 @@ public sealed class SchedulerFairnessTests
 
     private static readonly AsyncLocal<int> s_local = new();
 
+    // One worker only. With a second, idle worker, that worker takes the outside behaviours (and a batch more into its
+    // own queue) as soon as it wakes; if the OS preempts it then (seen once in eight suite runs while other builds loaded
+    // the 2-core machine), they wait for it to be rescheduled while the chain runs on, so the delay in chain steps
+    // measures the OS, not this scheduler. The promise is per worker, and one worker is where it is all that protects
+    // outside work.
     [Theory]
     [InlineData(1)]
-    [InlineData(2)]
     public async Task AHotChain_DelaysEachOutsideBehaviourByAtMostTheInboxBound(int workers)
     {
         // One chain in which every behaviour spawns the next on the same cown keeps a worker busy from its next slot.

@@ -1,0 +1,123 @@
+using Xunit.Abstractions;
+
+namespace Boc.Tests;
+
+/// <summary>
+/// A behaviour keeps its requests in one of three layouts (<c>SlotLayout</c> in Behaviour.cs): one inline slot, an
+/// inline pair (the second slot declared by the two-cown classes), or an array. One- and two-cown classes keep no
+/// separate reference to their cowns: a body's arguments are read back from the slots, which Enqueue sorts by cown id
+/// and merges. These tests pin what a body receives, whatever the cowns' id order, across pooled reuse, and with a
+/// cown named twice; and that a queue dump reads every layout.
+/// </summary>
+public sealed class SlotLayoutTests(ITestOutputHelper output)
+{
+    [Theory]
+    [InlineData(BocDispatcher.BocScheduler)]
+    [InlineData(BocDispatcher.ThreadPool)]
+    public async Task EveryArity_PassesEachArgumentItsOwnCownsState_WhateverTheIdOrder(BocDispatcher dispatcher)
+    {
+        // Five cowns created in order, so their ids rise with the index; each state names its cown.
+        var cowns = Enumerable.Range(0, 5).Select(i => new Cown<string>($"c{i}")).ToArray();
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var seen = new List<string>();
+
+        // Every permutation of two and three cowns, each spawned twice in a row, so that a pooled object that last ran
+        // with the cowns in the other order (the pair's "swapped" flag) is reused.
+        foreach (int[] order in Permutations([0, 1]).Concat(Permutations([0, 1, 2])).SelectMany(p => new[] { p, p }))
+        {
+            string expected = string.Join(",", order.Select(i => $"c{i}"));
+            if (order.Length == 2)
+            {
+                runtime.When(cowns[order[0]], cowns[order[1]], (a, b) => Record(seen, expected, $"{a},{b}"));
+                Assert.Equal(expected, await runtime.WhenAsync(cowns[order[0]], cowns[order[1]], (a, b) => $"{a},{b}").AsTask().Guard());
+                runtime.When(Cown.Read(cowns[order[0]]), cowns[order[1]], (a, b) => Record(seen, expected, $"{a},{b}"));
+                runtime.When(cowns[order[0]], Cown.Read(cowns[order[1]]), static (a, b, state) => Record(state.Seen, state.Expected, $"{a},{b}"), (Seen: seen, Expected: expected));
+            }
+            else
+            {
+                runtime.When(cowns[order[0]], cowns[order[1]], cowns[order[2]], (a, b, c) => Record(seen, expected, $"{a},{b},{c}"));
+            }
+        }
+
+        runtime.When(cowns[4], a => Record(seen, "c4", a));
+        runtime.When(cowns[4], cowns[3], cowns[2], cowns[1], cowns[0], (a, b, c, d, e) => Record(seen, "c4,c3,c2,c1,c0", $"{a},{b},{c},{d},{e}"));
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        lock (seen)
+        {
+            output.WriteLine(string.Join('\n', seen));
+            Assert.All(seen, line => Assert.StartsWith("ok ", line));
+            Assert.Equal((2 * 2 * 3) + (6 * 2) + 2, seen.Count);
+        }
+    }
+
+    [Fact]
+    public async Task TheSameCownTwice_GivesBothArgumentsItsState_AndRunsOnce()
+    {
+        var cown = new Cown<int[]>(new int[1]);
+        var other = new Cown<int[]>(new int[1]);
+        await using var runtime = new BocRuntime();
+        for (int i = 0; i < 100; i++)
+        {
+            // Alternate with a genuine pair so the pooled two-cown object moves between the merged and unmerged forms.
+            runtime.When(cown, cown, static (a, b) =>
+            {
+                Assert.Same(a, b);
+                a[0]++;
+            });
+            runtime.When(other, cown, static (a, b) =>
+            {
+                Assert.NotSame(a, b);
+                a[0] += 1000;
+                b[0] += 1000;
+            });
+            runtime.When(Cown.Read(cown), cown, static (a, b) =>
+            {
+                Assert.Same(a, b);
+                b[0]++;
+            });
+        }
+
+        Assert.Equal(100_200, await runtime.WhenAsync(cown, static a => a[0]).AsTask().Guard());
+        Assert.Equal(100_000, await runtime.WhenAsync(other, static a => a[0]).AsTask().Guard());
+    }
+
+    [Fact]
+    public async Task QueueDump_ListsTheCownsOfEveryLayout()
+    {
+        var cowns = Enumerable.Range(0, 3).Select(_ => new Cown<int[]>(new int[1])).ToArray();
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.ThreadPool });
+        string dump = await runtime.WhenAsync(cowns[0], _ =>
+        {
+            // Behind this body on cowns[0]: one cown, a pair given in reverse id order, and three cowns (the array
+            // layout). They cannot start before this body ends, so the snapshot is stable.
+            runtime.When(cowns[0], _ => { });
+            runtime.When(cowns[1], cowns[0], (_, _) => { });
+            runtime.When(cowns[2], Cown.Read(cowns[1]), cowns[0], (_, _, _) => { });
+            return cowns[0].DescribeQueue();
+        }).Guard();
+        output.WriteLine(dump);
+        Assert.Equal(
+            [
+                $"{cowns[0]}: queue not empty",
+                $"  0: running on {cowns[0]} (write)",
+                $"  1: waiting (1 to go) on {cowns[0]} (write)",
+                $"  2: waiting (1 to go) on {cowns[0]} (write), {cowns[1]} (write)",
+                $"  3: waiting (2 to go) on {cowns[0]} (write), {cowns[1]} (read), {cowns[2]} (write)",
+            ],
+            dump.Split('\n').Select(l => l.TrimEnd('\r')));
+    }
+
+    private static void Record(List<string> seen, string expected, string actual)
+    {
+        lock (seen)
+        {
+            seen.Add(expected == actual ? $"ok {actual}" : $"expected {expected}, got {actual}");
+        }
+    }
+
+    private static IEnumerable<int[]> Permutations(int[] items) =>
+        items.Length <= 1
+            ? [items]
+            : items.SelectMany((item, i) => Permutations([.. items[..i], .. items[(i + 1)..]]).Select(rest => (int[])[item, .. rest]));
+}
