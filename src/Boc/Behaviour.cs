@@ -206,6 +206,9 @@ internal struct Slot
 #endif
 }
 
+/// <summary>One request of a batch while it is enqueued: the cown's id, the member's index, the slot's index in it.</summary>
+internal readonly record struct BatchRequest(long CownId, int Member, int Slot);
+
 /// <summary>
 /// Slots for behaviours of one or two cowns, stored inside the behaviour object. Two, not more: a slot is 24 bytes, and
 /// every inline slot is carried by every behaviour, so with four a one-cown behaviour was 176 bytes (three cache lines)
@@ -363,32 +366,44 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
         if (previous is null)
         {
-            // The queue was empty: no earlier behaviour holds or waits for the turn, so it is ours.
-            if (slot.IsRead)
-            {
-                // Count in as a reader; passing the turn on waits for phase 2 (FinishEnqueue), as for any reader
-                // granted before it is Scheduled. Nobody else writes this slot's state yet: no predecessor exists.
-                Interlocked.Increment(ref cown.ReadState);
-                slot.State = Slot.Granted;
-                return true;
-            }
-
-            // A writer also needs the readers that already left the queue (but still run) to finish. With the turn
-            // ours no reader can join, so a zero seen here stays zero.
-            if (Volatile.Read(ref cown.ReadState) == 0)
-            {
-                // Held: the turn is ours with no readers. Plain write: no predecessor exists, and a canceller is
-                // registered only after Enqueue ("Cancellation").
-                slot.State = Slot.Held;
-                return true;
-            }
-
-            // Nothing to pass on: no canceller exists before Enqueue returns, so the slot cannot be Withdrawn yet.
-            _ = GrantWrite(this, cown);
-            return false;
+            return TakeTurnFromEmptyQueue(ref slot);
         }
 
         LinkBehind(previous, cown);
+        return false;
+    }
+
+    /// <summary>
+    /// Phase 1 on a cown whose queue this spawner found empty: the turn is this request's. Returns true if the cown is
+    /// ready for it (the caller resolves that unit of the countdown itself); false if a writer waits for active readers.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TakeTurnFromEmptyQueue(ref Slot slot)
+    {
+        Cown cown = slot.Target;
+
+        // The queue was empty: no earlier behaviour holds or waits for the turn, so it is ours.
+        if (slot.IsRead)
+        {
+            // Count in as a reader; passing the turn on waits for phase 2 (FinishEnqueue), as for any reader
+            // granted before it is Scheduled. Nobody else writes this slot's state yet: no predecessor exists.
+            Interlocked.Increment(ref cown.ReadState);
+            slot.State = Slot.Granted;
+            return true;
+        }
+
+        // A writer also needs the readers that already left the queue (but still run) to finish. With the turn
+        // ours no reader can join, so a zero seen here stays zero.
+        if (Volatile.Read(ref cown.ReadState) == 0)
+        {
+            // Held: the turn is ours with no readers. Plain write: no predecessor exists, and a canceller is
+            // registered only after Enqueue ("Cancellation").
+            slot.State = Slot.Held;
+            return true;
+        }
+
+        // Nothing to pass on: no canceller exists before Enqueue returns, so the slot cannot be Withdrawn yet.
+        _ = GrantWrite(this, cown);
         return false;
     }
 
@@ -484,6 +499,97 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         _ = GrantWrite(this, cown);
+    }
+
+    /// <summary>
+    /// Enqueues the first <paramref name="count"/> of <paramref name="members"/> as one batch ("Batches" in the protocol
+    /// comment): every request of every member in one two-phase step, with the members' requests on each cown linked to
+    /// each other in batch order before one Exchange puts the whole run at that cown's tail. Must not throw once phase 1
+    /// has started; the members are fresh from Init, and none is cancellable.
+    /// </summary>
+    internal static void EnqueueBatch(Behaviour[] members, int count)
+    {
+        // Step 0 and step 1 per member; then the batch's requests, sorted by (cown id, member index). Keys are unique
+        // (a member names each cown once after the merge), so the sort keeps batch order on each cown.
+        int total = 0;
+        for (int m = 0; m < count; m++)
+        {
+            Behaviour member = members[m];
+            member.AssertLive();
+            Debug.Assert(member._cancellation is null, "Batch members are never cancellable.");
+            member.SortAndMerge();
+
+            // Plain write: the first Exchange below is a full fence that publishes it (and the slots).
+            member._countdown = member._slotCount + 1;
+            total += member._slotCount;
+        }
+
+        var requests = new BatchRequest[total];
+        int next = 0;
+        for (int m = 0; m < count; m++)
+        {
+            Behaviour member = members[m];
+            for (int i = 0; i < member._slotCount; i++)
+            {
+                requests[next++] = new BatchRequest(member.SlotAt(i).Target.Id, m, i);
+            }
+        }
+
+        requests.AsSpan().Sort(static (x, y) => x.CownId != y.CownId ? x.CownId.CompareTo(y.CownId) : x.Member.CompareTo(y.Member));
+
+        // Phase 1, per cown in ascending id: link the batch's run on the cown, then place it with one Exchange.
+        int start = 0;
+        while (start < total)
+        {
+            int end = start + 1;
+            while (end < total && requests[end].CownId == requests[start].CownId)
+            {
+                end++;
+            }
+
+            for (int k = start; k < end - 1; k++)
+            {
+                // Plain writes: nobody reaches these slots before the Exchange below publishes them.
+                Behaviour successor = members[requests[k + 1].Member];
+                ref Slot slot = ref members[requests[k].Member].SlotAt(requests[k].Slot);
+#if DEBUG
+                slot.NextGeneration = successor._generation;
+#endif
+                slot.Next = successor;
+            }
+
+            Behaviour head = members[requests[start].Member];
+            ref Slot headSlot = ref head.SlotAt(requests[start].Slot);
+            Cown cown = headSlot.Target;
+            Behaviour? previous = Interlocked.Exchange(ref cown.Last, members[requests[end - 1].Member]);
+            if (previous is null)
+            {
+                if (head.TakeTurnFromEmptyQueue(ref headSlot))
+                {
+                    // Never the last unit: the member's extra unit is still held (step 4 below).
+                    Interlocked.Decrement(ref head._countdown);
+                }
+            }
+            else
+            {
+                head.LinkBehind(previous, cown);
+            }
+
+            start = end;
+        }
+
+        // Phase 2 and step 4, member by member in batch order. A member released here may run and finish while later
+        // members are still in phase 2; it then gives the turn to a batch successor as it would to any successor.
+        for (int m = 0; m < count; m++)
+        {
+            Behaviour member = members[m];
+            for (int i = 0; i < member._slotCount; i++)
+            {
+                member.FinishEnqueue(ref member.SlotAt(i));
+            }
+
+            member.ResolveOne();
+        }
     }
 
     /// <summary>Phase 2 for one slot.</summary>
@@ -875,6 +981,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
     /// <summary>Clears references held by the body and returns the behaviour to its pool.</summary>
     protected abstract void Recycle();
+
+    /// <summary>
+    /// Gives up a behaviour that was initialised but will never be enqueued (a batch that was not spawned): an awaited
+    /// one fails its awaitable with <paramref name="reason"/>; a fire-and-forget one just returns to its pool.
+    /// </summary>
+    internal abstract void Abandon(Exception reason);
 
     /// <summary>Clears what the base class holds; called by <see cref="Recycle"/> implementations.</summary>
     protected void ClearForPool()
