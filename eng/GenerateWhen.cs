@@ -80,6 +80,7 @@ statics.AppendLine("}");
 Write("BocRuntime.When.g.cs", runtime);
 Write("Behaviours.When.g.cs", statics);
 Write("BehaviourKinds.g.cs", kinds);
+EmitBatchFile(shapes);
 return 0;
 
 void Write(string name, StringBuilder text)
@@ -415,6 +416,181 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
     sb.AppendLine("        SpawnAdmitted(behaviour);");
     sb.AppendLine("        return true;");
+    sb.AppendLine("    }");
+    sb.AppendLine();
+}
+
+// ---- BocBatch: the When/WhenAsync forms of the atomic-batch builder (runtime.Batch(b => …)). They take the runtime
+// forms' arguments (no CancellationToken: see "Batches" in Behaviour.cs) and record the behaviour instead of spawning
+// it. Self-contained, so that other changes to EmitEntryPoint merge cleanly.
+
+void EmitBatchFile(List<Shape> batchShapes)
+{
+    var sb = new StringBuilder();
+    Header(sb);
+    sb.AppendLine("public sealed partial class BocBatch");
+    sb.AppendLine("{");
+    foreach (Shape shape in batchShapes)
+    {
+        foreach (Kind kind in Enum.GetValues<Kind>())
+        {
+            EmitBatchEntryPoint(sb, shape, kind, withState: false);
+            EmitBatchEntryPoint(sb, shape, kind, withState: true);
+        }
+    }
+
+    sb.AppendLine("}");
+    Write("BocBatch.When.g.cs", sb);
+}
+
+void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState)
+{
+    bool result = kind is Kind.Result or Kind.AsyncResult;
+    bool awaitable = kind is not (Kind.Fire or Kind.FireAsync);
+    string name = awaitable ? "WhenAsync" : "When";
+    var typeParams = new List<string>(shape.StateTypes);
+    if (withState)
+    {
+        typeParams.Add("TState");
+    }
+
+    if (result)
+    {
+        typeParams.Add("TResult");
+    }
+
+    string generic = typeParams.Count == 0 ? "" : $"<{string.Join(", ", typeParams)}>";
+    string bodyType = BodyType(shape, kind, withState ? "TState" : null);
+    string returnType = kind switch
+    {
+        Kind.Fire or Kind.FireAsync => "void",
+        Kind.Completion or Kind.CompletionAsync => "ValueTask",
+        _ => "ValueTask<TResult>",
+    };
+    var parameters = new List<string>(shape.CownParameters) { $"{bodyType} body" };
+    if (withState)
+    {
+        parameters.Add("TState state");
+    }
+
+    string like = $"<c>BocRuntime.{name}</c>";
+    sb.AppendLine("    /// <summary>");
+    sb.AppendLine($"    /// Adds to the batch a behaviour {Summary(shape, kind, isStatic: false)["Spawns a behaviour ".Length..]}");
+    sb.AppendLine("    /// </summary>");
+    sb.AppendLine("    /// <remarks>");
+    sb.AppendLine($"    /// It takes the arguments of {like}. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref=\"BocRuntime.Batch(Action{{BocBatch}})\"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.");
+    if (kind is Kind.Fire or Kind.FireAsync)
+    {
+        sb.AppendLine("    /// If the body throws, the exception goes to the runtime's <see cref=\"BocRuntimeOptions.UnhandledExceptionHandler\"/> (or, without one, to the next <see cref=\"BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)\"/>).");
+    }
+    else
+    {
+        sb.AppendLine("    /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.");
+    }
+
+    if (withState)
+    {
+        sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure.");
+    }
+
+    sb.AppendLine("    /// </remarks>");
+    foreach (string t in shape.StateTypes)
+    {
+        sb.AppendLine(t == "TElement"
+            ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
+            : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
+    }
+
+    if (withState)
+    {
+        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
+    }
+
+    if (result)
+    {
+        sb.AppendLine("    /// <typeparam name=\"TResult\">The type of the body's result.</typeparam>");
+    }
+
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
+    }
+
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
+    if (withState)
+    {
+        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
+    }
+
+    if (kind is Kind.Completion or Kind.CompletionAsync)
+    {
+        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
+    }
+    else if (result)
+    {
+        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>");
+    }
+
+    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
+    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}; nothing is added.</exception>");
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all; nothing is added.</exception>");
+    }
+
+    sb.AppendLine("    /// <exception cref=\"InvalidOperationException\">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>");
+    sb.AppendLine($"    public {returnType} {name}{generic}({string.Join(", ", parameters)})");
+    foreach (string t in shape.StateTypes)
+    {
+        sb.AppendLine($"        where {t} : class");
+    }
+
+    sb.AppendLine("    {");
+    sb.AppendLine("        ThrowIfClosed();");
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine($"        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, {shape.Singles});");
+    }
+
+    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
+    string cls = ClassName(shape, BodyClassOf(kind), withState ? "TState" : BodyType(shape, kind, null));
+    var initArgs = new List<string> { "_runtime" };
+    initArgs.AddRange(shape.CownArguments.Select(a => a == "cowns" ? "list" : a));
+    if (withState)
+    {
+        initArgs.Add("body");
+        initArgs.Add("state");
+    }
+    else
+    {
+        var xs = shape.BodyArgumentNames.ToList();
+        initArgs.Add($"static ({string.Join(", ", xs.Append("f"))}) => f({string.Join(", ", xs)})");
+        initArgs.Add("body");
+    }
+
+    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
+    sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
+    if (awaitable)
+    {
+        sb.AppendLine($"        {returnType} completion = behaviour.{(result ? "Completion" : "VoidCompletion")};");
+        sb.AppendLine("        Add(behaviour);");
+        sb.AppendLine("        return completion;");
+    }
+    else
+    {
+        sb.AppendLine("        Add(behaviour);");
+    }
+
     sb.AppendLine("    }");
     sb.AppendLine();
 }

@@ -20,6 +20,7 @@ internal sealed class BocTypes
         ReadOnlyCown = readOnlyCown;
         Acquirable = acquirable;
         Scheduler = compilation.GetTypeByMetadataName("Boc.BocScheduler");
+        Batch = compilation.GetTypeByMetadataName("Boc.BocBatch");
         Task = compilation.GetTypeByMetadataName("System.Threading.Tasks.Task");
         TaskOfT = compilation.GetTypeByMetadataName("System.Threading.Tasks.Task`1");
         ValueTask = compilation.GetTypeByMetadataName("System.Threading.Tasks.ValueTask");
@@ -42,6 +43,9 @@ internal sealed class BocTypes
     public INamedTypeSymbol Acquirable { get; }
 
     public INamedTypeSymbol? Scheduler { get; }
+
+    /// <summary>The atomic-batch builder, whose <c>When</c>/<c>WhenAsync</c> record behaviours; null before Boc had batches.</summary>
+    public INamedTypeSymbol? Batch { get; }
 
     public INamedTypeSymbol? Task { get; }
 
@@ -70,7 +74,8 @@ internal sealed class BocTypes
     }
 
     public bool IsSpawner(INamedTypeSymbol? type) =>
-        type is not null && (SymbolEqualityComparer.Default.Equals(type, Runtime) || SymbolEqualityComparer.Default.Equals(type, Behaviours));
+        type is not null && (SymbolEqualityComparer.Default.Equals(type, Runtime) || SymbolEqualityComparer.Default.Equals(type, Behaviours)
+            || SymbolEqualityComparer.Default.Equals(type, Batch));
 
     public bool IsReadOnlyCown(ITypeSymbol? type) =>
         type is INamedTypeSymbol named && SymbolEqualityComparer.Default.Equals(named.OriginalDefinition, ReadOnlyCown);

@@ -43,7 +43,10 @@ internal sealed class BodyFunction
     public IOperation? Body { get; }
 }
 
-/// <summary>A call to <c>When</c>/<c>WhenAsync</c>/<c>TryWhen</c> on <c>BocRuntime</c> or <c>Behaviours</c>.</summary>
+/// <summary>
+/// A call to <c>When</c>/<c>WhenAsync</c>/<c>TryWhen</c> on <c>BocRuntime</c> or <c>Behaviours</c>, or to
+/// <c>When</c>/<c>WhenAsync</c> on a <c>BocBatch</c> (a batch member runs its body exactly like a spawn).
+/// </summary>
 internal sealed class Spawn
 {
     public Spawn(IInvocationOperation invocation, ImmutableArray<CownArgument> cowns, IArgumentOperation bodyArgument,

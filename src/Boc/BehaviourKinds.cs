@@ -8,6 +8,8 @@ namespace Boc;
 /// </summary>
 internal abstract class FireAndForgetBehaviour : Behaviour
 {
+    internal sealed override void Abandon(Exception reason) => Recycle();
+
     protected sealed override bool Deliver(Exception? error, Task? bodyTask)
     {
         if (error is not null)
@@ -56,6 +58,15 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     internal ValueTask VoidCompletion => new(this, _core.Version);
 
     protected void SetResult(TResult result) => _result = result;
+
+    internal sealed override void Abandon(Exception reason)
+    {
+        // Never enqueued, so nothing else reaches it: deliver the failure as a finished behaviour would.
+        if (!Deliver(reason, null))
+        {
+            Recycle();
+        }
+    }
 
     protected sealed override bool Deliver(Exception? error, Task? bodyTask)
     {

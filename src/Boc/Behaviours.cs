@@ -26,6 +26,16 @@ public static partial class Behaviours
     public static Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default) =>
         BocRuntime.Default.WaitForQuiescenceAsync(cancellationToken);
 
+    /// <summary>
+    /// Spawns several behaviours on <see cref="BocRuntime.Default"/> as one atomic step; see
+    /// <see cref="BocRuntime.Batch(Action{BocBatch})"/>.
+    /// </summary>
+    /// <param name="build">Records the members on the <see cref="BocBatch"/> it receives; they are enqueued together when it returns.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="build"/> is null.</exception>
+    /// <exception cref="BocRuntimeFullException">The default runtime is bounded, full, and in <see cref="BocFullMode.Throw"/> mode; nothing was enqueued.</exception>
+    /// <exception cref="InvalidOperationException">The default runtime is bounded below the batch's size; nothing was enqueued.</exception>
+    public static void Batch(Action<BocBatch> build) => BocRuntime.Default.Batch(build);
+
     /// <summary>Requests read-only access to <paramref name="cown"/>; same as <see cref="Cown.Read{T}(Cown{T})"/>.</summary>
     /// <typeparam name="T">The type of the cown's state.</typeparam>
     /// <param name="cown">The cown to read.</param>

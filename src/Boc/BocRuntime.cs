@@ -392,7 +392,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Copies and validates a dynamic cown set before anything is enqueued, so that a bad element or a list changed
     /// by another thread cannot leave a behaviour half-enqueued.
     /// </summary>
-    private static IAcquirable<T>[] SnapshotCowns<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
+    internal static IAcquirable<T>[] SnapshotCowns<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
         where T : class
     {
         ArgumentNullException.ThrowIfNull(cowns);

@@ -1,0 +1,191 @@
+using Boc.Diagnostics;
+
+namespace Boc;
+
+// Atomic batches: the admission and acceptance of a batch as a whole; the enqueue itself is Behaviour.EnqueueBatch
+// ("Batches" in Behaviour.cs). Separate from Spawn, so that the ordinary spawn path carries nothing for batches.
+public sealed partial class BocRuntime
+{
+    /// <summary>
+    /// Spawns several behaviours as one atomic step: <paramref name="build"/> records them on a <see cref="BocBatch"/>
+    /// (<c>b.When(…)</c>, <c>b.WhenAsync(…)</c>), and when it returns all of them are enqueued together. No other
+    /// behaviour comes between two members of the batch on any cown they share, and on each cown the members are queued
+    /// in the order <paramref name="build"/> added them: Verona's <c>(when(a) &lt;&lt; f) + (when(b) &lt;&lt; g)</c>.
+    /// </summary>
+    /// <param name="build">Records the members. It runs on the calling thread, before anything is enqueued.</param>
+    /// <remarks>
+    /// <para>
+    /// All or nothing: if <paramref name="build"/> throws, or the batch is refused (a full bounded runtime in
+    /// <see cref="BocFullMode.Throw"/> mode, a disposed runtime), no member is enqueued, the exception propagates, and
+    /// the awaitables the builder's <c>WhenAsync</c> returned complete as canceled (an
+    /// <see cref="OperationCanceledException"/> whose inner exception is the reason). A batch with no member does
+    /// nothing.
+    /// </para>
+    /// <para>
+    /// Each member is an ordinary behaviour once enqueued: it runs when it holds its own cowns (members that share no
+    /// cown may run in any order, or at the same time), its exceptions are reported like those of <c>When</c> and
+    /// <c>WhenAsync</c>, and it counts as one pending behaviour. A bounded runtime (<see cref="BocRuntimeOptions.MaxPendingBehaviours"/>)
+    /// admits the batch whole: from outside the runtime it waits (or, in <see cref="BocFullMode.Throw"/> mode, throws)
+    /// until there is room for every member; from inside a body it is admitted at once, like every spawn there.
+    /// </para>
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="build"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The runtime has been disposed; nothing was enqueued.</exception>
+    /// <exception cref="BocRuntimeFullException">
+    /// Called from outside the runtime while it has no room for every member, with <see cref="BocRuntimeOptions.FullMode"/>
+    /// <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until
+    /// there is room instead.
+    /// </exception>
+    /// <exception cref="InvalidOperationException">
+    /// Called from outside the runtime with more members than <see cref="BocRuntimeOptions.MaxPendingBehaviours"/>: such a
+    /// batch could never be admitted. Nothing was enqueued.
+    /// </exception>
+    public void Batch(Action<BocBatch> build)
+    {
+        ArgumentNullException.ThrowIfNull(build);
+        var batch = new BocBatch(this);
+        try
+        {
+            build(batch);
+        }
+        catch (Exception error)
+        {
+            batch.Abandon(error);
+            throw;
+        }
+
+        Behaviour[] members = batch.Close(out int count);
+        if (count == 0)
+        {
+            return;
+        }
+
+        try
+        {
+            if (_maxPending != 0)
+            {
+                AdmitBatch(count);
+            }
+        }
+        catch (Exception refused)
+        {
+            AbandonAll(members, count, refused);
+            throw;
+        }
+
+        // Count every member in, then check for disposal (the Dekker pair of SpawnAdmitted); a disposed runtime counts
+        // them out again and enqueues none.
+        for (int i = 0; i < count; i++)
+        {
+            _pending.Spawned();
+        }
+
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                OnBehaviourFinished();
+            }
+
+            var disposed = new ObjectDisposedException(GetType().FullName);
+            AbandonAll(members, count, disposed);
+            throw disposed;
+        }
+
+        _bocScheduler?.OnSpawn();
+        for (int i = 0; i < count; i++)
+        {
+            Behaviour member = members[i];
+            if (BocMetrics.Spawned.Enabled)
+            {
+                BocMetrics.Add(BocMetrics.Spawned, Name);
+            }
+
+            if (BocMetrics.StartDelay.Enabled)
+            {
+                member.StampSpawn();
+            }
+
+            if (_traceBehaviours && BocTracing.Source.HasListeners())
+            {
+                member.CaptureTraceParent();
+            }
+        }
+
+        Behaviour.EnqueueBatch(members, count);
+    }
+
+    /// <summary>Abandons members of a batch that is not enqueued (see <see cref="Behaviour.Abandon"/>).</summary>
+    internal static void AbandonAll(Behaviour[] members, int count, Exception reason)
+    {
+        var canceled = new OperationCanceledException(
+            "The behaviour was not spawned: the batch it belongs to was not enqueued (see the inner exception).", reason);
+        for (int i = 0; i < count; i++)
+        {
+            members[i].Abandon(canceled);
+        }
+    }
+
+    /// <summary>
+    /// A bounded runtime's admission of a whole batch (see BocRuntime.Backpressure.cs): all members or none. From inside
+    /// the runtime, unconditional, like every inside spawn.
+    /// </summary>
+    private void AdmitBatch(int count)
+    {
+        if (IsInside())
+        {
+            Interlocked.Add(ref _admitted.Value, count);
+            return;
+        }
+
+        if (TryAdmitOutside(count))
+        {
+            return;
+        }
+
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (count > _maxPending)
+        {
+            throw new InvalidOperationException(
+                $"A batch of {count} behaviours can never be admitted by a runtime with MaxPendingBehaviours = {_maxPending}; split it, or raise the bound.");
+        }
+
+        if (_throwWhenFull)
+        {
+            throw new BocRuntimeFullException(_maxPending);
+        }
+
+        while (true)
+        {
+            Task signal = RegisterRoomWaiter();
+            if (TryAdmitOutside(count))
+            {
+                return;
+            }
+
+            signal.GetAwaiter().GetResult();
+            if (TryAdmitOutside(count))
+            {
+                return;
+            }
+        }
+    }
+
+    /// <summary>Takes <paramref name="count"/> units of room at once if they fit under the bound.</summary>
+    private bool TryAdmitOutside(int count)
+    {
+        long current = Volatile.Read(ref _admitted.Value);
+        while (current + count <= _maxPending)
+        {
+            long seen = Interlocked.CompareExchange(ref _admitted.Value, current + count, current);
+            if (seen == current)
+            {
+                return true;
+            }
+
+            current = seen;
+        }
+
+        return false;
+    }
+}
