@@ -95,8 +95,9 @@ namespace Boc;
 // Withdrawn (CAS by the token callback, "the canceller"); exactly one wins, so a behaviour either runs entirely or is
 // withdrawn, and its awaitable says which (a BehaviourWithdrawnException, an OperationCanceledException with the
 // token). A Started behaviour is plain from then on: the canceller touches nothing but the request, and the body can
-// read the token (Behaviours.CurrentCancellationToken). A token canceled already completes the awaitable at once and
-// enqueues nothing. Otherwise the callback is registered only after Enqueue has returned, so the canceller never meets
+// read the token (Behaviours.CurrentCancellationToken). A token canceled already, or canceled while the spawn waits for
+// room on a full runtime (BocRuntime.Admit(CancellationToken) then returns false having counted nothing), completes the
+// awaitable at once (CompleteUnspawned) and enqueues nothing: there is no queue state to undo. Otherwise the callback is registered only after Enqueue has returned, so the canceller never meets
 // a spawner in phase 1 or 2: every slot is Scheduled and the spawner's own countdown unit is resolved.
 //   A withdrawn behaviour keeps its place in every queue, and the turn still travels through it, so the order among
 // the other behaviours is the one they would have had with it. What changes is what it does with a turn. Per slot, one
