@@ -5,8 +5,9 @@ namespace Boc.Tests;
 /// <summary>
 /// Who is "inside" a bounded runtime, and so exempt from its bound: the continuations of an asynchronous body (by the
 /// flow of the body, on any thread), and tasks on <see cref="BocRuntime.Scheduler"/> when that is the runtime's
-/// <see cref="BocScheduler"/> (by the worker thread). And who is not: a task a body started, once the body has ended,
-/// and tasks on <see cref="BocRuntime.Scheduler"/> of a thread-pool runtime, which is just the thread pool. Every case
+/// <see cref="BocScheduler"/> (by the worker thread). And who is not: a task an asynchronous body started, once the
+/// body has ended; a task a synchronous body started, even while the body runs; and tasks on
+/// <see cref="BocRuntime.Scheduler"/> of a thread-pool runtime, which is just the thread pool. Every case
 /// runs in <see cref="BocFullMode.Throw"/> mode on a full runtime, so a spawn that is not exempt throws at once
 /// (rather than blocking the test).
 /// </summary>
@@ -71,6 +72,48 @@ public sealed class BackpressureExemptionTests
     }
 
     [Fact]
+    public async Task ATaskASynchronousBodyStarted_IsBoundedEvenWhileTheBodyRuns()
+    {
+        var runtime = New(BocDispatcher.ThreadPool);
+        await using var drain = runtime.DrainOnExit();
+        using var gate = new Gate();
+        var cown = new Cown<int[]>(new int[1]);
+        using var go = new ManualResetEventSlim();
+
+        // The body waits (on an event, which never runs the task inline on the body's thread) for its task's spawn.
+        Task<Exception?> body = runtime.WhenAsync(() =>
+        {
+            go.Wait();
+            using var attempted = new ManualResetEventSlim();
+            Exception? refused = null;
+            _ = Task.Run(() =>
+            {
+                try
+                {
+                    runtime.When(cown, c => c[0]++);
+                }
+                catch (BocRuntimeFullException e)
+                {
+                    refused = e;
+                }
+                finally
+                {
+                    attempted.Set();
+                }
+            });
+            attempted.Wait();
+            return refused;
+        }).AsTask();
+        Fill(runtime, gate, Bound - 1);
+        go.Set();
+
+        Assert.IsType<BocRuntimeFullException>(await body.Guard());
+        gate.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(0, await runtime.WhenAsync(cown, c => c[0]).Guard());
+    }
+
+    [Fact]
     public async Task TasksOnTheSchedulerOfABocSchedulerRuntime_AreExempt()
     {
         var runtime = New(BocDispatcher.BocScheduler);
@@ -81,7 +124,6 @@ public sealed class BackpressureExemptionTests
 
         Task<int> task = Task.Factory.StartNew(() => SpawnChildren(runtime, cown), CancellationToken.None, TaskCreationOptions.None, runtime.Scheduler);
         Assert.Equal(Children, await task.Guard());
-        Assert.True(runtime.PendingCount > Bound);
         gate.Set();
         await runtime.WaitForQuiescenceAsync().Guard();
         Assert.Equal(2 * Children, await runtime.WhenAsync(cown, c => c[0]).Guard());
