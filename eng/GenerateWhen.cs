@@ -186,7 +186,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
 
     if (withToken)
     {
-        sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.");
+        sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref=\"BocFullMode.Wait\"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.");
     }
 
     sb.AppendLine("    /// </remarks>");
@@ -245,7 +245,10 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     }
 
     sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
-    sb.AppendLine("    /// <exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.</exception>");
+    string waitMode = withToken
+        ? "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead, or until <paramref name=\"cancellationToken\"/> is canceled."
+        : "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.";
+    sb.AppendLine($"    /// <exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. {waitMode}</exception>");
 
     // ---- signature
     string modifiers = isStatic ? "public static" : "public";
@@ -283,18 +286,20 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     }
 
 
+    // Admission before renting: a spawn refused (or waiting) for a full runtime holds no pooled object.
+    sb.AppendLine(withToken ? "        bool admitted = Admit(cancellationToken);" : "        Admit();");
     sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
     if (awaitable)
     {
         // The token must be read before the behaviour is published: once enqueued it may run, complete and be reused.
         sb.AppendLine($"        {returnType} completion = behaviour.{(result ? "Completion" : "VoidCompletion")};");
-        sb.AppendLine(withToken ? "        Spawn(behaviour, cancellationToken);" : "        Spawn(behaviour);");
+        sb.AppendLine(withToken ? "        SpawnAdmitted(behaviour, admitted, cancellationToken);" : "        SpawnAdmitted(behaviour);");
         sb.AppendLine("        return completion;");
     }
     else
     {
-        sb.AppendLine("        Spawn(behaviour);");
+        sb.AppendLine("        SpawnAdmitted(behaviour);");
     }
 
     sb.AppendLine("    }");

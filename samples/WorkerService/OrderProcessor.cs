@@ -6,9 +6,11 @@ namespace WorkerService;
 
 /// <summary>
 /// Reads orders from the buffer and reserves each one's stock in one behaviour over the cowns of its products: all lines
-/// or none, with no lock and no deadlock between orders that share products. At most MaxInFlight orders are in
-/// behaviours at once; when that many are, the processor stops reading, the buffer fills, and the source waits. When
-/// the stream ends, it checks that every unit is either reserved or still in stock, and stops the host.
+/// or none, with no lock and no deadlock between orders that share products. The runtime's bound
+/// (<c>Boc:MaxPendingBehaviours</c>) limits how many orders are in behaviours at once: when that many are pending,
+/// <c>TryWhen</c> refuses, the processor waits for room without blocking a thread and reads nothing meanwhile, the
+/// buffer fills, and the source waits. When the stream ends, it waits for the last reservations, checks that every unit
+/// is either reserved or still in stock, and stops the host.
 /// </summary>
 internal sealed class OrderProcessor(
     BocRuntime runtime, OrderBuffer buffer, OrderStreamOptions options, ProcessingReport report,
@@ -18,57 +20,29 @@ internal sealed class OrderProcessor(
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        using var slots = new SemaphoreSlim(options.MaxInFlight);
-        var inFlight = new List<Task>();
         await foreach (Order order in buffer.Channel.Reader.ReadAllAsync(stoppingToken))
         {
-            // Backpressure: wait for a free slot before taking more work into behaviours.
-            await slots.WaitAsync(stoppingToken);
-            report.Started();
-            inFlight.Add(ReserveAsync(order, slots));
-            if (inFlight.Count >= 4 * options.MaxInFlight)
+            // Backpressure: a full runtime refuses the spawn; wait until a reservation finishes, then try again.
+            while (!TrySpawnReservation(order))
             {
-                inFlight.RemoveAll(t => t.IsCompleted);
+                await runtime.WaitForRoomAsync(stoppingToken);
             }
         }
 
-        await Task.WhenAll(inFlight);
+        // Every order is spawned; this processor is the runtime's only producer, so quiescence means all are done.
+        await runtime.WaitForQuiescenceAsync(stoppingToken);
         await AuditAsync();
-        LogDone(logger, report.Fulfilled, report.Rejected, report.MaxInFlightSeen, report.Conserved, null);
+        LogDone(logger, report.Fulfilled, report.Rejected, report.MaxPendingSeen, report.Conserved, null);
         lifetime.StopApplication();
     }
 
-    private async Task ReserveAsync(Order order, SemaphoreSlim slots)
+    /// <summary>Spawns the order's reservation unless the runtime is full (then nothing is spawned).</summary>
+    private bool TrySpawnReservation(Order order)
     {
-        bool fulfilled = false;
-        try
-        {
-            var cowns = order.Lines.Select(l => (IAcquirable<Stock>)_stock[l.Product]).ToArray();
-            int[] quantities = order.Lines.Select(l => l.Quantity).ToArray();
-            fulfilled = await runtime.WhenAsync(cowns, static (stock, quantities) =>
-            {
-                for (int i = 0; i < stock.Count; i++)
-                {
-                    if (stock[i].Available < quantities[i])
-                    {
-                        return false;
-                    }
-                }
-
-                for (int i = 0; i < stock.Count; i++)
-                {
-                    stock[i].Available -= quantities[i];
-                    stock[i].Reserved += quantities[i];
-                }
-
-                return true;
-            }, quantities);
-        }
-        finally
-        {
-            report.Finished(fulfilled);
-            slots.Release();
-        }
+        // A new state object per attempt, handed over whole to the one behaviour that takes it.
+        var reservation = new Reservation(
+            order.Lines.Select(l => (IAcquirable<Stock>)_stock[l.Product]).ToArray(), order.Lines.Select(l => l.Quantity).ToArray(), runtime, report);
+        return runtime.TryWhen(reservation.Cowns, static (stock, r) => r.Reserve(stock), reservation);
     }
 
     private async Task AuditAsync()
@@ -82,9 +56,35 @@ internal sealed class OrderProcessor(
         report.Completed = true;
     }
 
-    private static readonly Action<ILogger, int, int, int, bool, Exception?> LogDone = LoggerMessage.Define<int, int, int, bool>(
+    private static readonly Action<ILogger, int, int, long, bool, Exception?> LogDone = LoggerMessage.Define<int, int, long, bool>(
         LogLevel.Information, new EventId(1, "StreamDone"),
-        "Stream done: {Fulfilled} orders fulfilled, {Rejected} rejected for lack of stock, at most {MaxInFlight} in flight; stock conserved: {Conserved}.");
+        "Stream done: {Fulfilled} orders fulfilled, {Rejected} rejected for lack of stock, at most {MaxPending} behaviours pending; stock conserved: {Conserved}.");
+
+    /// <summary>One order's reservation: the state of its behaviour, whose body is <see cref="Reserve"/>.</summary>
+    private sealed record Reservation(IAcquirable<Stock>[] Cowns, int[] Quantities, BocRuntime Runtime, ProcessingReport Report)
+    {
+        /// <summary>Reserves every line, or none if one product lacks stock; the body holds all the order's products.</summary>
+        public void Reserve(IReadOnlyList<Stock> stock)
+        {
+            bool fulfilled = true;
+            for (int i = 0; i < stock.Count && fulfilled; i++)
+            {
+                fulfilled = stock[i].Available >= Quantities[i];
+            }
+
+            if (fulfilled)
+            {
+                for (int i = 0; i < stock.Count; i++)
+                {
+                    stock[i].Available -= Quantities[i];
+                    stock[i].Reserved += Quantities[i];
+                }
+            }
+
+            // This behaviour is pending until it returns, so the count includes it: at least 1, at most the bound.
+            Report.Finished(fulfilled, Runtime.PendingCount);
+        }
+    }
 
     /// <summary>One product's stock.</summary>
     private sealed class Stock(int available)

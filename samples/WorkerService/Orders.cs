@@ -22,17 +22,15 @@ internal sealed class OrderStreamOptions
     /// <summary>Gets or sets how many orders may wait between the source and the processor.</summary>
     public int BufferCapacity { get; set; } = 256;
 
-    /// <summary>Gets or sets how many orders may be in behaviours at once.</summary>
-    public int MaxInFlight { get; set; } = 64;
-
     /// <summary>Gets or sets the seed of the order stream.</summary>
     public int Seed { get; set; } = 7;
 }
 
 /// <summary>
 /// The bounded buffer between the source and the processor: when it is full, the source's write waits. With the
-/// processor's bound on orders in flight, that makes the whole pipeline hold at most BufferCapacity + MaxInFlight
-/// orders, however fast the source is.
+/// runtime's bound on pending behaviours (Boc:MaxPendingBehaviours), which the processor waits on, that makes the whole
+/// pipeline hold at most BufferCapacity + MaxPendingBehaviours orders (and one in the processor's hands), however fast
+/// the source is.
 /// </summary>
 internal sealed class OrderBuffer(OrderStreamOptions options)
 {
@@ -43,8 +41,7 @@ internal sealed class OrderBuffer(OrderStreamOptions options)
 /// <summary>What the processor did, for the log, the exit code and the tests.</summary>
 internal sealed class ProcessingReport
 {
-    private int _inFlight;
-    private int _maxInFlight;
+    private long _maxPending;
     private int _fulfilled;
     private int _rejected;
 
@@ -52,7 +49,8 @@ internal sealed class ProcessingReport
 
     public int Rejected => Volatile.Read(ref _rejected);
 
-    public int MaxInFlightSeen => Volatile.Read(ref _maxInFlight);
+    /// <summary>Gets the highest <see cref="Boc.BocRuntime.PendingCount"/> a reservation saw while it ran.</summary>
+    public long MaxPendingSeen => Volatile.Read(ref _maxPending);
 
     public long ReservedUnits { get; set; }
 
@@ -64,18 +62,14 @@ internal sealed class ProcessingReport
 
     public bool Conserved => Completed && ReservedUnits + RemainingUnits == InitialUnits;
 
-    public void Started()
+    /// <summary>Records a reservation's outcome and the runtime's pending count it saw.</summary>
+    public void Finished(bool fulfilled, long pending)
     {
-        int now = Interlocked.Increment(ref _inFlight);
-        int max;
-        while (now > (max = Volatile.Read(ref _maxInFlight)) && Interlocked.CompareExchange(ref _maxInFlight, now, max) != max)
+        long max;
+        while (pending > (max = Volatile.Read(ref _maxPending)) && Interlocked.CompareExchange(ref _maxPending, pending, max) != max)
         {
         }
-    }
 
-    public void Finished(bool fulfilled)
-    {
-        Interlocked.Decrement(ref _inFlight);
         Interlocked.Increment(ref fulfilled ? ref _fulfilled : ref _rejected);
     }
 }

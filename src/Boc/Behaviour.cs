@@ -32,8 +32,10 @@ namespace Boc;
 // Receiving the turn resolves one unit of the behaviour's countdown; at zero the behaviour holds all its cowns and is
 // dispatched.
 //
-// Spawn (Behaviour.Enqueue), two-phase as in the paper. A bounded runtime admits the spawn first (BocRuntime.Spawn:
-// it may wait or refuse there); a refused spawn never reaches these steps, so no queue ever holds half a behaviour.
+// Spawn (Behaviour.Enqueue), two-phase as in the paper. A bounded runtime admits the spawn first, before the behaviour
+// object is even rented (BocRuntime.Admit: it may wait, refuse, or, for a cancellable spawn, give up when the token is
+// canceled while it waits); a refused spawn never reaches these steps, so no queue ever holds half a behaviour. A spawn
+// that finds the runtime disposed after admission (BocRuntime.SpawnAdmitted) returns its behaviour unenqueued (Discard).
 //   0. Slots are sorted by Cown.Id and duplicates merged (write wins): each cown appears once, so a behaviour never
 //      waits on its own request, and every spawner visits cowns in the same global order.
 //   1. countdown = slots + 1. The extra unit is held by the spawner until step 4, so the behaviour cannot run (and
@@ -93,8 +95,9 @@ namespace Boc;
 // Withdrawn (CAS by the token callback, "the canceller"); exactly one wins, so a behaviour either runs entirely or is
 // withdrawn, and its awaitable says which (a BehaviourWithdrawnException, an OperationCanceledException with the
 // token). A Started behaviour is plain from then on: the canceller touches nothing but the request, and the body can
-// read the token (Behaviours.CurrentCancellationToken). A token canceled already completes the awaitable at once and
-// enqueues nothing. Otherwise the callback is registered only after Enqueue has returned, so the canceller never meets
+// read the token (Behaviours.CurrentCancellationToken). A token canceled already, or canceled while the spawn waits for
+// room on a full runtime (BocRuntime.Admit(CancellationToken) then returns false having counted nothing), completes the
+// awaitable at once (CompleteUnspawned) and enqueues nothing: there is no queue state to undo. Otherwise the callback is registered only after Enqueue has returned, so the canceller never meets
 // a spawner in phase 1 or 2: every slot is Scheduled and the spawner's own countdown unit is resolved.
 //   A withdrawn behaviour keeps its place in every queue, and the turn still travels through it, so the order among
 // the other behaviours is the one they would have had with it. What changes is what it does with a turn. Per slot, one
@@ -209,7 +212,9 @@ namespace Boc;
 //   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
 //     at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or by
 //     GrantWrite itself when its CAS loses to a leaving reader and it looks again).
-// So after Finish has passed on or left every slot, nothing points at the behaviour. A behaviour awaited through a
+// So after Finish has passed on or left every slot, nothing points at the behaviour. A spawn refused after renting (a
+// runtime disposed between admission and Enqueue) returns its behaviour before Enqueue, while its awaitable is still a
+// local of the spawning method that is never handed out: nothing has pointed at it (Discard). A behaviour awaited through a
 // ValueTask returns to the pool only when both the delivering thread has finished setting the outcome and the awaiter
 // has taken it (GetResult), whichever is last; the reset then moves the ValueTask's token (the completion core's
 // version) on, so a second use of the ValueTask is detected. Debug builds also stamp links with a generation number
@@ -1117,6 +1122,23 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// one fails its awaitable with <paramref name="reason"/>; a fire-and-forget one just returns to its pool.
     /// </summary>
     internal abstract void Abandon(Exception reason);
+
+    /// <summary>
+    /// Returns a behaviour whose spawn was refused after it was rented to its pool. Only before <see cref="Enqueue"/>,
+    /// and only while its awaitable, if it has one, has not left the spawning method: then nothing else can reach it
+    /// ("Reuse" above), and no one else returns it.
+    /// </summary>
+    internal void Discard()
+    {
+        AssertLive();
+        ForgetCompletion();
+        Recycle();
+    }
+
+    /// <summary>For <see cref="Discard"/>: makes an awaited behaviour's unused awaitable stale.</summary>
+    protected virtual void ForgetCompletion()
+    {
+    }
 
     /// <summary>Clears what the base class holds; called by <see cref="Recycle"/> implementations.</summary>
     protected void ClearForPool()

@@ -225,6 +225,17 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         }
     }
 
+    /// <summary>
+    /// A refused spawn's awaitable never left the spawning method, and neither party of the hand-over has done anything;
+    /// moving the version on (as <see cref="ReleaseOwnership"/> does) makes that awaitable stale all the same.
+    /// </summary>
+    protected sealed override void ForgetCompletion()
+    {
+        _result = default;
+        _core.Reset();
+        _claim = _core.Version;
+    }
+
     /// <summary>Gives up one party's hold; returns true (with the core reset) if the caller must recycle.</summary>
     private bool ReleaseOwnership()
     {

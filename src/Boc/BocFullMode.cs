@@ -12,6 +12,8 @@ public enum BocFullMode
 {
     /// <summary>
     /// <c>When</c> and <c>WhenAsync</c> block the calling thread until a pending behaviour finishes and there is room.
+    /// A <c>WhenAsync</c> given a <see cref="System.Threading.CancellationToken"/> also returns when the token is
+    /// canceled meanwhile, with a canceled awaitable and nothing enqueued.
     /// Asynchronous producers should not block: they use <c>TryWhen</c> with
     /// <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> instead.
     /// </summary>

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace Boc;
 
 // Backpressure: the bound on pending behaviours (BocRuntimeOptions.MaxPendingBehaviours) and its waiters.
@@ -6,7 +8,11 @@ namespace Boc;
 // one also counts them on _admitted, one shared counter: every spawn adds one before it enqueues (an outside spawn only
 // through TryAdmitOutside's compare-and-swap, which refuses to go from the bound to above it; an inside spawn
 // unconditionally), and every completion takes one off after its release. So _admitted is exactly the number of
-// accepted, unfinished behaviours, and outside spawns alone never take it past the bound.
+// accepted, unfinished behaviours, and outside spawns alone never take it past the bound. Admission comes before the
+// spawn rents its behaviour object (Admit, TryAdmit; see the generated When family), so a spawn that waits holds no
+// pooled object and a refused one has none to give back; the one refusal after renting, a runtime disposed meanwhile,
+// returns it (SpawnAdmitted). A cancellable spawn that waits gives up when its token is canceled: it has counted
+// nothing, and completes as withdrawn.
 //
 // The wake-up. A waiter (a blocked When, or WaitForRoomAsync) registers by taking the current room signal and setting
 // _roomWaiting, both under _roomLock, then looks at _admitted again; a completion decrements _admitted and then reads
@@ -15,8 +21,9 @@ namespace Boc;
 // the flag comes after the registration and sees 1, and signals. The flag is cleared only together with taking (and
 // completing) the signal, under the lock, so a completion that sees 0 knows that every registered waiter's signal has
 // been completed already. The signal wakes every waiter; each then competes for the room again and, if it loses,
-// registers again before it sleeps. No waiter owns a wake-up, so a waiter that gives up (a canceled wait) cannot take
-// one with it. While nobody waits a completion costs one decrement and one read of a line that rarely changes; without
+// registers again before it sleeps. No waiter owns a wake-up, so a waiter that gives up (a canceled WaitForRoomAsync,
+// a canceled blocked WhenAsync) cannot take one with it, and it never clears _roomWaiting (only SignalRoom does, as it
+// completes the signal that every registered waiter holds). While nobody waits a completion costs one decrement and one read of a line that rarely changes; without
 // a bound, one branch.
 public sealed partial class BocRuntime
 {
@@ -31,6 +38,13 @@ public sealed partial class BocRuntime
     private PaddedCounter _roomWaiting;
     private readonly Lock _roomLock = new();
     private TaskCompletionSource? _roomSignal;
+
+    // How many spawns and WaitForRoomAsync calls are waiting for room now (only waiters write it): for the tests, which
+    // must know a waiter is asleep before they cancel it or make room.
+    private int _roomWaiters;
+
+    /// <summary>Gets how many blocked spawns and <see cref="WaitForRoomAsync"/> calls are waiting for room now.</summary>
+    internal int RoomWaiters => Volatile.Read(ref _roomWaiters);
 
     /// <summary>
     /// Gets the number of behaviours pending on this runtime: accepted and not yet finished (queued on their cowns,
@@ -81,20 +95,53 @@ public sealed partial class BocRuntime
     }
 
     /// <summary>
-    /// Admits a spawn from any thread that <see cref="Spawn(Behaviour)"/> is about to enqueue: waits or throws for a full runtime
-    /// (outside spawns only). Called only when the runtime is bounded.
+    /// Admits a spawn of <c>When</c> or <c>WhenAsync</c> before its behaviour is rented: on a bounded runtime, counts it
+    /// in, waiting (Wait mode) or throwing (Throw mode, or a full runtime that is disposed) while the runtime is full
+    /// for an outside spawn. Nothing is rented or counted when it throws.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Admit()
+    {
+        // Unbounded: one predictable branch.
+        if (_maxPending != 0)
+        {
+            _ = AdmitBounded(CancellationToken.None);
+        }
+    }
+
+    /// <summary>
+    /// Admits a spawn of <c>WhenAsync(…, cancellationToken)</c> before its behaviour is rented, as <see cref="Admit()"/>
+    /// does, but a token canceled already, or while the spawn waits for room, ends the admission: it returns false, and
+    /// nothing is counted. The caller still rents its behaviour, for the canceled awaitable (see
+    /// <see cref="SpawnAdmitted(Behaviour, bool, CancellationToken)"/>).
+    /// </summary>
+    private bool Admit(CancellationToken cancellationToken)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+            return false;
+        }
+
+        return _maxPending == 0 || AdmitBounded(cancellationToken);
+    }
+
+    /// <summary>
+    /// A bounded runtime's admission: true once the spawn is counted in; false if <paramref name="cancellationToken"/>
+    /// was canceled while it waited for room (nothing counted). Throws for a full runtime in Throw mode, or when full and
+    /// disposed.
+    /// </summary>
+    private bool AdmitBounded(CancellationToken cancellationToken)
     {
         if (IsInside())
         {
             Interlocked.Increment(ref _admitted.Value);
-            return;
+            return true;
         }
 
         if (TryAdmitOutside())
         {
-            return;
+            return true;
         }
 
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
@@ -103,20 +150,47 @@ public sealed partial class BocRuntime
             throw new BocRuntimeFullException(_maxPending);
         }
 
-        // Block: the documented behaviour of Wait mode for a synchronous spawn.
-        while (true)
-        {
-            Task signal = RegisterRoomWaiter();
-            if (TryAdmitOutside())
-            {
-                return;
-            }
+        return WaitToAdmit(cancellationToken);
+    }
 
-            signal.GetAwaiter().GetResult();
-            if (TryAdmitOutside())
+    /// <summary>
+    /// Wait mode, full: blocks the calling thread (the documented behaviour of a synchronous spawn) until the spawn is
+    /// counted in (true), or until <paramref name="cancellationToken"/> is canceled (false). Only a successful
+    /// <see cref="TryAdmitOutside()"/> counts, and nothing is counted after the cancellation is seen, so a canceled spawn
+    /// leaves the count as it found it. It takes no wake-up with it either: the signal wakes every waiter (see the top
+    /// of this file), so giving up leaves the others exactly as they were.
+    /// </summary>
+    private bool WaitToAdmit(CancellationToken cancellationToken)
+    {
+        Interlocked.Increment(ref _roomWaiters);
+        try
+        {
+            while (true)
             {
-                return;
+                Task signal = RegisterRoomWaiter();
+                if (TryAdmitOutside())
+                {
+                    return true;
+                }
+
+                try
+                {
+                    signal.Wait(cancellationToken);
+                }
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+                {
+                    return false;
+                }
+
+                if (TryAdmitOutside())
+                {
+                    return true;
+                }
             }
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _roomWaiters);
         }
     }
 
@@ -203,19 +277,27 @@ public sealed partial class BocRuntime
 
     private async Task WaitForRoomSlowAsync(CancellationToken cancellationToken)
     {
-        while (true)
+        Interlocked.Increment(ref _roomWaiters);
+        try
         {
-            Task signal = RegisterRoomWaiter();
-            if (HasRoom())
+            while (true)
             {
-                return;
-            }
+                Task signal = RegisterRoomWaiter();
+                if (HasRoom())
+                {
+                    return;
+                }
 
-            await signal.WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
-            if (HasRoom())
-            {
-                return;
+                await signal.WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
+                if (HasRoom())
+                {
+                    return;
+                }
             }
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _roomWaiters);
         }
     }
 

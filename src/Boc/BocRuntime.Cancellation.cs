@@ -3,21 +3,22 @@ namespace Boc;
 public sealed partial class BocRuntime
 {
     /// <summary>
-    /// Accepts a cancellable <paramref name="behaviour"/> (an awaited one). A token that is canceled already completes it
-    /// as withdrawn without enqueuing anything; one that can never be canceled costs nothing over <see cref="Spawn(Behaviour)"/>.
+    /// Accepts a cancellable <paramref name="behaviour"/> (an awaited one) after <see cref="Admit(CancellationToken)"/>.
+    /// A spawn that was not <paramref name="admitted"/> (its token was canceled before it was counted in) completes as
+    /// withdrawn without enqueuing anything; a token that can never be canceled costs nothing over
+    /// <see cref="SpawnAdmitted(Behaviour)"/>.
     /// </summary>
-    internal void Spawn(Behaviour behaviour, CancellationToken cancellationToken)
+    private void SpawnAdmitted(Behaviour behaviour, bool admitted, CancellationToken cancellationToken)
     {
-        if (!cancellationToken.CanBeCanceled)
+        if (!admitted)
         {
-            Spawn(behaviour);
+            behaviour.CompleteUnspawned(cancellationToken);
             return;
         }
 
-        if (cancellationToken.IsCancellationRequested)
+        if (!cancellationToken.CanBeCanceled)
         {
-            ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-            behaviour.CompleteUnspawned(cancellationToken);
+            SpawnAdmitted(behaviour);
             return;
         }
 
@@ -25,7 +26,7 @@ public sealed partial class BocRuntime
         // or 2. Until then the behaviour cannot go back to the pool: the awaiter, who owns half of it, gets its
         // awaitable only when this method has returned. The callback may run inline, if the token is canceled meanwhile.
         CancellationRequest request = behaviour.MakeCancellable(cancellationToken);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         request.Register();
     }
 }

@@ -299,19 +299,11 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         ThrowUnobserved();
     }
 
-    /// <summary>Accepts <paramref name="behaviour"/> and enqueues it on its cowns before returning.</summary>
-    internal void Spawn(Behaviour behaviour)
-    {
-        // Unbounded: one predictable branch. Bounded: count in, waiting or throwing if full (BocRuntime.Backpressure.cs).
-        if (_maxPending != 0)
-        {
-            Admit();
-        }
-
-        SpawnAdmitted(behaviour);
-    }
-
-    /// <summary>Enqueues <paramref name="behaviour"/>, already counted in by a bounded runtime's admission.</summary>
+    /// <summary>
+    /// Accepts <paramref name="behaviour"/>, already admitted (<see cref="Admit()"/>, <c>TryAdmit</c>; a bounded runtime
+    /// counted it in), and enqueues it on its cowns before returning. On a disposed runtime it undoes the admission,
+    /// returns the behaviour to its pool and throws.
+    /// </summary>
     private void SpawnAdmitted(Behaviour behaviour)
     {
         // Count first, then check for disposal: with both accesses fenced, either this spawn sees the flag, or the
@@ -320,6 +312,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         if (Volatile.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
+
+            // Never enqueued, and its awaitable (if any) not handed out: nothing else can reach it.
+            behaviour.Discard();
             ObjectDisposedException.ThrowIf(true, this);
         }
 

@@ -81,7 +81,11 @@ public sealed class BocRuntimeOptions
     /// Spawns from inside bodies (before or after an <c>await</c>) are exempt: they are counted, so they can use up the
     /// room that outside producers wait for and take the count above the bound, but they never wait and never throw.
     /// A body that waited for room could wait for itself: the room it waits for may only come when the body itself, or
-    /// a behaviour queued behind the cowns it holds, finishes.
+    /// a behaviour queued behind the cowns it holds, finishes. So are spawns on the runtime's
+    /// <see cref="Boc.BocScheduler"/> workers (tasks on <see cref="BocRuntime.Scheduler"/> included), which would
+    /// otherwise block the threads that make room. A task a body started counts as inside only until the body ends,
+    /// and tasks on the <see cref="BocRuntime.Scheduler"/> of a <see cref="BocDispatcher.ThreadPool"/> runtime (the
+    /// default task scheduler) are outside.
     /// </para>
     /// <para>
     /// A bounded runtime counts every spawn and completion on one shared counter as well (an exact bound needs one

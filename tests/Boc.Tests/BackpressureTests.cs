@@ -274,7 +274,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     }
 
     /// <summary>Spawns <paramref name="count"/> behaviours on <paramref name="cown"/>, the first of which holds it until the gate opens.</summary>
-    private static void FillBehindGate(BocRuntime runtime, Cown<List<int>> cown, Gate gate, int count)
+    internal static void FillBehindGate(BocRuntime runtime, Cown<List<int>> cown, Gate gate, int count)
     {
         runtime.When(cown, l =>
         {
@@ -420,7 +420,7 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     /// Holds a behaviour until opened; disposing it opens it, so that a test that fails before opening it does not hang
     /// in the runtime's draining disposal (declare it after the runtime: it is disposed first).
     /// </summary>
-    private sealed class Gate : IDisposable
+    internal sealed class Gate : IDisposable
     {
         private readonly ManualResetEventSlim _open = new();
 

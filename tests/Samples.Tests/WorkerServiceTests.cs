@@ -10,17 +10,17 @@ public sealed class WorkerServiceTests
 {
     private static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
 
-    private static string[] Args(int count, int products, int stock, int buffer, int inFlight) =>
+    private static string[] Args(int count, int products, int stock, int buffer, int maxPending) =>
     [
         "--Orders:Count", $"{count}", "--Orders:Products", $"{products}", "--Orders:InitialStock", $"{stock}",
-        "--Orders:BufferCapacity", $"{buffer}", "--Orders:MaxInFlight", $"{inFlight}", "--Orders:Seed", "11",
+        "--Orders:BufferCapacity", $"{buffer}", "--Boc:MaxPendingBehaviours", $"{maxPending}", "--Orders:Seed", "11",
         "--Logging:LogLevel:Default", "Warning",
     ];
 
     [Fact]
-    public async Task With_enough_stock_every_order_is_reserved_exactly_once_within_the_in_flight_bound()
+    public async Task With_enough_stock_every_order_is_reserved_exactly_once_within_the_runtime_bound()
     {
-        string[] args = Args(count: 3_000, products: 6, stock: 1_000_000, buffer: 4, inFlight: 3);
+        string[] args = Args(count: 3_000, products: 6, stock: 1_000_000, buffer: 4, maxPending: 3);
         (ProcessingReport report, BocRuntimeMonitor monitor, OrderStreamOptions options) = await RunAsync(args);
 
         long expectedUnits = OrderSource.Generate(options).Sum(o => o.Lines.Sum(l => (long)l.Quantity));
@@ -29,14 +29,15 @@ public sealed class WorkerServiceTests
         Assert.Equal(0, report.Rejected);
         Assert.Equal(expectedUnits, report.ReservedUnits);
         Assert.True(report.Conserved);
-        Assert.InRange(report.MaxInFlightSeen, 1, 3);
+        Assert.InRange(report.MaxPendingSeen, 1, 3);
+        Assert.Equal(3, monitor.MaxPendingBehaviours);
         Assert.Equal(BocRuntimePhase.Drained, monitor.Phase);
     }
 
     [Fact]
     public async Task With_scarce_stock_orders_are_refused_whole_and_stock_is_conserved()
     {
-        string[] args = Args(count: 2_000, products: 4, stock: 300, buffer: 8, inFlight: 16);
+        string[] args = Args(count: 2_000, products: 4, stock: 300, buffer: 8, maxPending: 16);
         (ProcessingReport report, _, _) = await RunAsync(args);
 
         Assert.True(report.Completed);
@@ -44,7 +45,7 @@ public sealed class WorkerServiceTests
         Assert.True(report.Rejected > 0, "the stock was meant to run out");
         Assert.True(report.Conserved, $"reserved {report.ReservedUnits} + remaining {report.RemainingUnits} != {report.InitialUnits}");
         Assert.True(report.RemainingUnits >= 0);
-        Assert.InRange(report.MaxInFlightSeen, 1, 16);
+        Assert.InRange(report.MaxPendingSeen, 1, 16);
     }
 
     private static async Task<(ProcessingReport, BocRuntimeMonitor, OrderStreamOptions)> RunAsync(string[] args)

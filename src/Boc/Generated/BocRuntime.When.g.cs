@@ -22,9 +22,10 @@ public sealed partial class BocRuntime
     public void When(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -43,9 +44,10 @@ public sealed partial class BocRuntime
     public void When<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
         behaviour.Init(this, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -61,9 +63,10 @@ public sealed partial class BocRuntime
     public void When(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -82,9 +85,10 @@ public sealed partial class BocRuntime
     public void When<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
         behaviour.Init(this, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -101,10 +105,11 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync(Action body)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -113,21 +118,22 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <param name="body">The body.</param>
     /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync(Action body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -148,10 +154,11 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -161,7 +168,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <param name="body">The body; it receives <paramref name="state"/>.</param>
@@ -170,14 +177,15 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -195,10 +203,11 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync(Func<Task> body)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -207,21 +216,22 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <param name="body">The body.</param>
     /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync(Func<Task> body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -242,10 +252,11 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -255,7 +266,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <param name="body">The body; it receives <paramref name="state"/>.</param>
@@ -264,14 +275,15 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -290,10 +302,11 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -302,7 +315,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
@@ -310,14 +323,15 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -339,10 +353,11 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -352,7 +367,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -362,14 +377,15 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -388,10 +404,11 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -400,7 +417,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
@@ -408,14 +425,15 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -437,10 +455,11 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
     {
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -450,7 +469,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -460,14 +479,15 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent();
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -588,9 +608,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -613,9 +634,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
         behaviour.Init(this, c1, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -635,9 +657,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -660,9 +683,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
         behaviour.Init(this, c1, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -683,10 +707,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -695,7 +720,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
@@ -704,16 +729,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -738,10 +764,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -751,7 +778,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -762,16 +789,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -793,10 +821,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -805,7 +834,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
@@ -814,16 +843,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -848,10 +878,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -861,7 +892,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -872,16 +903,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -904,10 +936,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -916,7 +949,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -926,16 +959,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -961,10 +995,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -974,7 +1009,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -986,16 +1021,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1018,10 +1054,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1030,7 +1067,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -1040,16 +1077,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1075,10 +1113,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1088,7 +1127,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -1100,16 +1139,17 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent();
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1250,9 +1290,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -1279,9 +1320,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -1305,9 +1347,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -1334,9 +1377,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -1361,10 +1405,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1373,7 +1418,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1384,7 +1429,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1392,10 +1437,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1424,10 +1470,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1437,7 +1484,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1450,7 +1497,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1458,10 +1505,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1487,10 +1535,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1499,7 +1548,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1510,7 +1559,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1518,10 +1567,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1550,10 +1600,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1563,7 +1614,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1576,7 +1627,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1584,10 +1635,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1614,10 +1666,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1626,7 +1679,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1638,7 +1691,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1646,10 +1699,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1679,10 +1733,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1692,7 +1747,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1706,7 +1761,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1714,10 +1769,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1744,10 +1800,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1756,7 +1813,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1768,7 +1825,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1776,10 +1833,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -1809,10 +1867,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -1822,7 +1881,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1836,7 +1895,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -1844,10 +1903,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2008,9 +2068,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2041,9 +2102,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2071,9 +2133,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2104,9 +2167,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2135,10 +2199,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2147,7 +2212,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2160,7 +2225,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2170,10 +2235,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2206,10 +2272,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2219,7 +2286,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2234,7 +2301,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2244,10 +2311,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2277,10 +2345,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2289,7 +2358,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2302,7 +2371,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2312,10 +2381,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2348,10 +2418,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2361,7 +2432,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2376,7 +2447,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2386,10 +2457,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2420,10 +2492,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2432,7 +2505,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2446,7 +2519,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2456,10 +2529,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2493,10 +2567,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2506,7 +2581,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2522,7 +2597,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2532,10 +2607,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2566,10 +2642,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2578,7 +2655,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2592,7 +2669,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2602,10 +2679,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2639,10 +2717,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -2652,7 +2731,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2668,7 +2747,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2678,10 +2757,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -2862,9 +2942,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2899,9 +2980,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2933,9 +3015,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -2970,9 +3053,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -3005,10 +3089,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3017,7 +3102,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3032,7 +3117,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3044,10 +3129,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3084,10 +3170,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3097,7 +3184,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3114,7 +3201,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3126,10 +3213,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3163,10 +3251,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3175,7 +3264,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3190,7 +3279,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3202,10 +3291,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3242,10 +3332,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3255,7 +3346,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3272,7 +3363,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3284,10 +3375,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3322,10 +3414,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3334,7 +3427,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3350,7 +3443,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3362,10 +3455,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3403,10 +3497,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3416,7 +3511,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3434,7 +3529,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3446,10 +3541,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3484,10 +3580,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3496,7 +3593,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3512,7 +3609,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3524,10 +3621,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3565,10 +3663,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3578,7 +3677,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3596,7 +3695,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3608,10 +3707,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -3812,9 +3912,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -3853,9 +3954,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -3891,9 +3993,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -3932,9 +4035,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -3971,10 +4075,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -3983,7 +4088,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4000,7 +4105,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4014,10 +4119,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4058,10 +4164,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4071,7 +4178,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4090,7 +4197,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4104,10 +4211,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4145,10 +4253,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4157,7 +4266,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4174,7 +4283,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4188,10 +4297,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4232,10 +4342,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4245,7 +4356,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4264,7 +4375,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4278,10 +4389,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4320,10 +4432,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4332,7 +4445,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4350,7 +4463,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4364,10 +4477,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4409,10 +4523,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4422,7 +4537,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4442,7 +4557,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4456,10 +4571,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4498,10 +4614,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4510,7 +4627,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4528,7 +4645,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4542,10 +4659,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4587,10 +4705,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -4600,7 +4719,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4620,7 +4739,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4634,10 +4753,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -4858,9 +4978,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -4903,9 +5024,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -4945,9 +5067,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -4990,9 +5113,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -5033,10 +5157,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5045,7 +5170,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5064,7 +5189,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5080,10 +5205,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5128,10 +5254,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5141,7 +5268,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5162,7 +5289,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5178,10 +5305,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5223,10 +5351,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5235,7 +5364,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5254,7 +5383,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5270,10 +5399,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5318,10 +5448,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5331,7 +5462,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5352,7 +5483,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5368,10 +5499,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5414,10 +5546,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5426,7 +5559,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5446,7 +5579,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5462,10 +5595,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5511,10 +5645,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5524,7 +5659,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5546,7 +5681,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5562,10 +5697,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5608,10 +5744,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5620,7 +5757,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5640,7 +5777,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5656,10 +5793,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -5705,10 +5843,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -5718,7 +5857,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5740,7 +5879,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5756,10 +5895,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6000,9 +6140,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -6049,9 +6190,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -6095,9 +6237,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -6144,9 +6287,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -6191,10 +6335,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6203,7 +6348,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6224,7 +6369,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6242,10 +6387,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6294,10 +6440,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6307,7 +6454,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6330,7 +6477,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6348,10 +6495,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6397,10 +6545,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6409,7 +6558,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6430,7 +6579,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6448,10 +6597,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6500,10 +6650,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6513,7 +6664,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6536,7 +6687,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6554,10 +6705,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6604,10 +6756,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6616,7 +6769,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6638,7 +6791,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6656,10 +6809,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6709,10 +6863,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6722,7 +6877,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6746,7 +6901,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6764,10 +6919,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6814,10 +6970,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6826,7 +6983,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6848,7 +7005,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6866,10 +7023,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -6919,10 +7077,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -6932,7 +7091,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6956,7 +7115,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -6974,10 +7133,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -7238,9 +7398,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -7291,9 +7452,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -7341,9 +7503,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -7394,9 +7557,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -7445,10 +7609,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -7457,7 +7622,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7480,7 +7645,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -7500,10 +7665,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -7556,10 +7722,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -7569,7 +7736,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7594,7 +7761,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -7614,10 +7781,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -7667,10 +7835,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -7679,7 +7848,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7702,7 +7871,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -7722,10 +7891,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -7778,10 +7948,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -7791,7 +7962,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7816,7 +7987,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -7836,10 +8007,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -7890,10 +8062,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -7902,7 +8075,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7926,7 +8099,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -7946,10 +8119,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8003,10 +8177,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8016,7 +8191,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8042,7 +8217,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8062,10 +8237,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8116,10 +8292,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8128,7 +8305,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8152,7 +8329,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8172,10 +8349,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8229,10 +8407,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8242,7 +8421,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8268,7 +8447,7 @@ public sealed partial class BocRuntime
     /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -8288,10 +8467,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8541,9 +8721,10 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -8567,9 +8748,10 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(this, list, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -8590,9 +8772,10 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -8616,9 +8799,10 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(this, list, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -8640,10 +8824,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8652,7 +8837,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
@@ -8662,16 +8847,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8697,10 +8883,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8710,7 +8897,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -8722,16 +8909,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8754,10 +8942,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8766,7 +8955,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
@@ -8776,16 +8965,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8811,10 +9001,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8824,7 +9015,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -8836,16 +9027,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8869,10 +9061,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8881,7 +9074,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -8892,16 +9085,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8928,10 +9122,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8941,7 +9136,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -8954,16 +9149,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -8987,10 +9183,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -8999,7 +9196,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -9010,16 +9207,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9046,10 +9244,11 @@ public sealed partial class BocRuntime
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9059,7 +9258,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -9072,16 +9271,17 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9227,9 +9427,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -9257,9 +9458,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(this, c1, list, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -9284,9 +9486,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -9314,9 +9517,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(this, c1, list, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -9342,10 +9546,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9354,7 +9559,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9366,7 +9571,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9374,10 +9579,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9407,10 +9613,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9420,7 +9627,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9434,7 +9641,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9442,10 +9649,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9472,10 +9680,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9484,7 +9693,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9496,7 +9705,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9504,10 +9713,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9537,10 +9747,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9550,7 +9761,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9564,7 +9775,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9572,10 +9783,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9603,10 +9815,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9615,7 +9828,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9628,7 +9841,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9636,10 +9849,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9670,10 +9884,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9683,7 +9898,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9698,7 +9913,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9706,10 +9921,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9737,10 +9953,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9749,7 +9966,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9762,7 +9979,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9770,10 +9987,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -9804,10 +10022,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -9817,7 +10036,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9832,7 +10051,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
@@ -9840,10 +10059,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10009,9 +10229,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -10043,9 +10264,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -10074,9 +10296,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -10108,9 +10331,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
     }
 
     /// <summary>
@@ -10140,10 +10364,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10152,7 +10377,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10166,7 +10391,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10176,10 +10401,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10213,10 +10439,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10226,7 +10453,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10242,7 +10469,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10252,10 +10479,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10286,10 +10514,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10298,7 +10527,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10312,7 +10541,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10322,10 +10551,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10359,10 +10589,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10372,7 +10603,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10388,7 +10619,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10398,10 +10629,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10433,10 +10665,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10445,7 +10678,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10460,7 +10693,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10470,10 +10703,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10508,10 +10742,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10521,7 +10756,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10538,7 +10773,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10548,10 +10783,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10583,10 +10819,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10595,7 +10832,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10610,7 +10847,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10620,10 +10857,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
@@ -10658,10 +10896,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Admit();
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour);
+        SpawnAdmitted(behaviour);
         return completion;
     }
 
@@ -10671,7 +10910,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already returns an awaitable that is canceled, and nothing is enqueued.
+    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10688,7 +10927,7 @@ public sealed partial class BocRuntime
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -10698,10 +10937,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        bool admitted = Admit(cancellationToken);
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        Spawn(behaviour, cancellationToken);
+        SpawnAdmitted(behaviour, admitted, cancellationToken);
         return completion;
     }
 
