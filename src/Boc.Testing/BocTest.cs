@@ -51,13 +51,14 @@ public static class BocTest
         int baseSeed = options.Seed;
         return OnOwnThread(() =>
         {
+            using var pool = new FiberPool();
             long totalSteps = 0;
             int longest = 0;
             for (int i = 0; i < iterations; i++)
             {
                 BocTestStrategy strategy = strategies[i % strategies.Length].ForRun(longest);
                 int seed = unchecked(baseSeed + i);
-                using var execution = new ControlledExecution(strategy.Start(seed), options);
+                using var execution = new ControlledExecution(strategy.Start(seed), options, pool);
                 var failure = execution.Run(scenario);
                 if (failure is { } f)
                 {
@@ -101,7 +102,8 @@ public static class BocTest
         options ??= new BocTestOptions();
         return OnOwnThread(() =>
         {
-            using var execution = new ControlledExecution(strategy.Start(seed), options);
+            using var pool = new FiberPool();
+            using var execution = new ControlledExecution(strategy.Start(seed), options, pool);
             var failure = execution.Run(scenario);
             var run = new BocTestRun(strategy, seed, execution.FormatTrace());
             return failure is { } f ? throw new BocTestFailureException(f.Kind, run, 0, f.Error) : run;

@@ -62,6 +62,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     // The dispatcher when it is a BocScheduler (owned or not), for the spawn-time hand-over (BocScheduler.OnSpawn).
     private readonly BocScheduler? _bocScheduler;
 
+    // Boc.Testing's controlled dispatcher, which makes each spawn a scheduling point (ISpawnHook); null otherwise.
+    private readonly ISpawnHook? _spawnHook;
+
     // Behaviours accepted but not finished: counted in before enqueuing, out after release and delivery, so "none
     // pending" means nothing is queued, running, or about to release. Striped per processor (see PendingCount).
     private readonly PendingCount _pending = new();
@@ -144,6 +147,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         (_maxPending, _throwWhenFull) = BoundOf(options);
         Dispatcher = dispatcher;
         _bocScheduler = dispatcher as BocScheduler;
+        _spawnHook = dispatcher as ISpawnHook;
         Scheduler = scheduler;
         TimeProvider = timeProvider;
         _exceptionHandler = options.UnhandledExceptionHandler;
@@ -343,7 +347,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             behaviour.CaptureTraceParent();
         }
 
-        behaviour.Enqueue();
+        if (_spawnHook is null)
+        {
+            behaviour.Enqueue();
+        }
+        else
+        {
+            _spawnHook.Enqueue(behaviour);
+        }
     }
 
     internal void OnBehaviourFinished()
