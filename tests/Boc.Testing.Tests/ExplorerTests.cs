@@ -154,6 +154,50 @@ public sealed class ExplorerTests
     }
 
     [Fact]
+    public void A_run_that_ends_while_bodies_are_paused_at_spawns_unwinds_them_and_replays_exactly()
+    {
+        // A body that spawns twice may be paused at a spawn when another behaviour's exception ends the run: the paused
+        // body is unwound (its spawn throws), its finally runs, and the next run starts clean. Replays stay exact.
+        int unwound = 0;
+        Task Scenario(BocRuntime rt)
+        {
+            var a = new Cown<Box>(new Box());
+            var b = new Cown<Box>(new Box());
+            rt.When(a, _ =>
+            {
+                bool done = false;
+                try
+                {
+                    rt.When(b, _ => { });
+                    rt.When(b, _ => { });
+                    done = true;
+                }
+                finally
+                {
+                    if (!done)
+                    {
+                        Interlocked.Increment(ref unwound);
+                    }
+                }
+            });
+            rt.When(new Cown<Box>(new Box()), _ => throw new InvalidOperationException("boom"));
+            return Task.CompletedTask;
+        }
+
+        for (int seed = 0; seed < 40; seed++)
+        {
+            BocTestFailureException first = Assert.Throws<BocTestFailureException>(() => BocTest.Replay(BocTestStrategy.Random, seed, Scenario));
+            BocTestFailureException second = Assert.Throws<BocTestFailureException>(() => BocTest.Replay(BocTestStrategy.Random, seed, Scenario));
+            Assert.Equal(BocTestFailureKind.UnhandledBehaviourException, first.Kind);
+            Assert.Equal("boom", first.InnerException!.Message);
+            Assert.Equal(first.Trace, second.Trace);
+        }
+
+        // Some of those runs ended with the body paused (otherwise this test would not test the unwinding).
+        Assert.True(unwound > 0, "no run ended with a body paused at a spawn");
+    }
+
+    [Fact]
     public async Task Bad_input_is_rejected_before_anything_runs()
     {
         await Assert.ThrowsAsync<ArgumentNullException>(() => BocTest.ExploreAsync(1, null!));
