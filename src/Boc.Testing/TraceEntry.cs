@@ -47,7 +47,7 @@ internal readonly record struct TraceEntry(
             case WorkKind.Spawn:
                 text.Append(Spawner()).Append(CultureInfo.InvariantCulture, $" spawned b{Spawned} on ");
                 AppendCowns(text, cowns);
-                text.Append(SpawnedReady ? " (ready)" : " (waiting)").Append(Ready > 0 ? ", continues" : ", pauses");
+                text.Append(SpawnedReady ? ", which is ready; " : ", which waits; ").Append(Spawner()).Append(Ready > 0 ? " continues" : " pauses");
                 break;
             case WorkKind.Resume:
                 text.Append(Spawner()).Append(CultureInfo.InvariantCulture, $" resumes after spawning b{Spawned}");
