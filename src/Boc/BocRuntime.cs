@@ -136,7 +136,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Creates a runtime that runs ready behaviours through <paramref name="dispatcher"/> (Boc.Testing's controlled
     /// runtime): <paramref name="scheduler"/> becomes <see cref="Scheduler"/>, <paramref name="timeProvider"/> becomes
     /// <see cref="TimeProvider"/>, and the runtime's own awaits continue on the captured context (see
-    /// <see cref="ContinuesOnCapturedContext"/>).
+    /// <see cref="ContinuesOnCapturedContext"/>). If <paramref name="dispatcher"/> is an <see cref="ISpawnHook"/>, every
+    /// spawn's enqueue goes through it.
     /// </summary>
     internal BocRuntime(BocRuntimeOptions options, IDispatcher dispatcher, TaskScheduler scheduler, TimeProvider timeProvider)
     {
