@@ -2,20 +2,22 @@ namespace Boc.Testing;
 
 /// <summary>
 /// Systematic concurrency testing of Boc programs. A scenario receives a controlled <see cref="BocRuntime"/>: its
-/// behaviours run one at a time on one thread, and at every scheduling point (a behaviour becoming ready, an
-/// <c>await</c> resuming, <c>Task.Yield</c>, a timer of <see cref="BocRuntime.TimeProvider"/>) a seeded strategy picks
-/// what runs next among the steps that are ready. The same strategy and seed always give the same schedule.
+/// behaviours run one at a time, and at every scheduling point (a behaviour becoming ready, a spawn, an <c>await</c>
+/// resuming, <c>Task.Yield</c>, a timer of <see cref="BocRuntime.TimeProvider"/>) a seeded strategy picks what runs next
+/// among the steps that are ready. The same strategy and seed always give the same schedule.
 /// </summary>
 /// <remarks>
 /// <para>
-/// Code under test must get its runtime from the scenario (not <see cref="BocRuntime.Default"/>), use
-/// <see cref="BocRuntime.TimeProvider"/> for delays and timeouts, and create its cowns inside the scenario. Work
-/// outside the runtime's control (<c>Task.Run</c>, real I/O, <c>ConfigureAwait(false)</c>) is not explored.
+/// Code under test gets its runtime from the scenario or from <see cref="BocRuntime.Default"/> (inside a run, and only
+/// in the run's own code, that is the controlled runtime), uses <see cref="BocRuntime.TimeProvider"/> for delays and
+/// timeouts, and creates its cowns inside the scenario. Work outside the runtime's control (<c>Task.Run</c>, real I/O,
+/// <c>ConfigureAwait(false)</c>) is not explored.
 /// </para>
 /// <para>
-/// Interleavings happen between steps only: a synchronous body runs whole. That is the BoC model (a body has its cowns to
-/// itself); races on state shared outside cowns inside synchronous code are the analyzer's business, and are found here
-/// only where an <c>await</c> splits them.
+/// A spawn is a scheduling point: the spawning body (or scenario) may pause right after it, while other steps run, so
+/// spawns of bodies running at once interleave in every order. Between scheduling points code runs whole. That is the
+/// BoC model (a body has its cowns to itself); races on state shared outside cowns inside synchronous code are the
+/// analyzer's business, and are found here only where an <c>await</c> or a spawn splits them.
 /// </para>
 /// </remarks>
 public static class BocTest
@@ -51,13 +53,14 @@ public static class BocTest
         int baseSeed = options.Seed;
         return OnOwnThread(() =>
         {
+            using var pool = new FiberPool();
             long totalSteps = 0;
             int longest = 0;
             for (int i = 0; i < iterations; i++)
             {
                 BocTestStrategy strategy = strategies[i % strategies.Length].ForRun(longest);
                 int seed = unchecked(baseSeed + i);
-                using var execution = new ControlledExecution(strategy.Start(seed), options);
+                using var execution = new ControlledExecution(strategy.Start(seed), options, pool);
                 var failure = execution.Run(scenario);
                 if (failure is { } f)
                 {
@@ -101,7 +104,8 @@ public static class BocTest
         options ??= new BocTestOptions();
         return OnOwnThread(() =>
         {
-            using var execution = new ControlledExecution(strategy.Start(seed), options);
+            using var pool = new FiberPool();
+            using var execution = new ControlledExecution(strategy.Start(seed), options, pool);
             var failure = execution.Run(scenario);
             var run = new BocTestRun(strategy, seed, execution.FormatTrace());
             return failure is { } f ? throw new BocTestFailureException(f.Kind, run, 0, f.Error) : run;

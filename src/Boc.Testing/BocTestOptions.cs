@@ -49,7 +49,7 @@ public sealed class BocTestOptions
 
     /// <summary>
     /// Gets or sets the most steps one run may take before it fails with <see cref="BocTestFailureKind.StepLimitExceeded"/>
-    /// (a step is one behaviour body, continuation, queued task or timer). Default 100,000.
+    /// (a step is one behaviour body, continuation, queued task, timer, or a spawn inside one of them). Default 100,000.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxSteps

@@ -18,7 +18,8 @@ public sealed class BocTestRun
 
     /// <summary>
     /// Gets the schedule, one line per step: which step ran, among how many ready ones, and for a behaviour which cowns
-    /// it held (cowns numbered c0, c1, … in order of first appearance; behaviours b1, b2, … in the order they became ready).
+    /// it held; spawns appear as scheduling points (the spawner continues or pauses). Cowns are numbered c0, c1, … in
+    /// order of first appearance, behaviours b1, b2, … in spawn order.
     /// </summary>
     public IReadOnlyList<string> Trace { get; }
 }

@@ -4,17 +4,36 @@ namespace Boc.Testing;
 
 /// <summary>
 /// One controlled run. Every step (the scenario's start, a ready behaviour, a continuation, a queued task, a timer) is
-/// queued here instead of running, and the run's single thread executes them one at a time, in the order the strategy
-/// picks. The real protocol (Behaviour.Enqueue and Finish) decides which behaviours are ready: this class only sees
-/// behaviours through <see cref="IDispatcher.Dispatch"/>, so it cannot run one the protocol holds back.
+/// queued here instead of running, and the run executes them one at a time, in the order the strategy picks. The real
+/// protocol (Behaviour.Enqueue and Finish) decides which behaviours are ready: this class only sees behaviours through
+/// <see cref="IDispatcher.Dispatch"/>, so it cannot run one the protocol holds back.
 /// </summary>
-internal sealed class ControlledExecution : IDispatcher, IDisposable
+/// <remarks>
+/// <para>
+/// A spawn is a scheduling point too (<see cref="ISpawnHook"/>): right after a step enqueues a behaviour, the strategy
+/// chooses between letting that step continue and running another ready step, so a spawned behaviour may start while
+/// its spawner is still running, and two running bodies may interleave their spawns onto shared cowns in any order, as
+/// on a real machine. To pause a step in the middle, steps run on <see cref="Fiber"/>s: the run's own thread, plus pool
+/// threads taken only when a step is paused. Exactly one fiber runs at any time; the one that runs the scheduling loop
+/// (<see cref="Loop"/>) is whichever holds the baton, and a fiber hands it over (waking another, then blocking) only
+/// when the strategy switches away from a paused step or back to one, so a run with no switch at a spawn never leaves
+/// its thread. All state below is touched only by the fiber holding the baton, except where a lock says otherwise
+/// (arrivals from threads outside the run's control); the semaphore hand-over orders one holder's writes before the
+/// next one's reads.
+/// </para>
+/// <para>
+/// When the run's outcome is decided, every step still paused at a spawn is unwound (its spawn throws
+/// <see cref="ControlledRunAbandonedException"/>), one at a time, so no thread is left blocked inside user code.
+/// </para>
+/// </remarks>
+internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
 {
     private readonly Lock _gate = new();
     private readonly List<Work> _ready = [];
     private readonly List<Work> _candidates = [];
     private readonly IChooser _chooser;
     private readonly BocTestOptions _options;
+    private readonly FiberPool _pool;
     private readonly VirtualTimeProvider _time;
     private readonly ControlledTaskScheduler _scheduler;
     private readonly Dictionary<Behaviour, int> _behaviourNumbers = new(ReferenceEqualityComparer.Instance);
@@ -28,13 +47,28 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
     // (PCT gives it a priority like any chain) would starve everything else, a schedule no real machine produces.
     private readonly HashSet<VirtualTimer> _firedSinceProgress = new(ReferenceEqualityComparer.Instance);
     private Exception? _behaviourFailure;
+    private (BocTestFailureKind Kind, Exception? Error)? _stepFailure;
     private int _nextBehaviour;
     private int _nextChain;
+    private Task? _scenarioTask;
+    private ExecutionContext? _clean;
+    private Fiber? _main;
 
-    public ControlledExecution(IChooser chooser, BocTestOptions options)
+    // The behaviour the spawn hook is enqueuing: a Dispatch of it during the enqueue means it was ready at once.
+    private Behaviour? _spawning;
+    private bool _spawningReady;
+
+    // The end of the run: the outcome, and the fiber that decided it (paused steps hand the baton back to it as they
+    // unwind). _ended is read by a paused step's thread after it is woken (ordered by the hand-over).
+    private (BocTestFailureKind Kind, Exception? Error)? _result;
+    private Fiber? _ender;
+    private bool _ended;
+
+    public ControlledExecution(IChooser chooser, BocTestOptions options, FiberPool pool)
     {
         _chooser = chooser;
         _options = options;
+        _pool = pool;
         _time = new VirtualTimeProvider(this);
         _scheduler = new ControlledTaskScheduler(this);
         Runtime = new BocRuntime(
@@ -61,108 +95,324 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
         return lines;
     }
 
-    /// <summary>Runs <paramref name="scenario"/> to the end on the calling thread; returns the failure, if any.</summary>
+    /// <summary>
+    /// Runs <paramref name="scenario"/> to the end; returns the failure, if any. The calling thread is the run's first
+    /// fiber; <see cref="BocRuntime.Default"/> is the controlled runtime for the run's code.
+    /// </summary>
     public (BocTestFailureKind Kind, Exception? Error)? Run(Func<BocRuntime, Task> scenario)
     {
         SynchronizationContext? outerContext = SynchronizationContext.Current;
-        ExecutionContext? clean = ExecutionContext.Capture();
-        Task? scenarioTask = null;
-        Add(new Work { Kind = WorkKind.ScenarioStart, Chain = ChainForNewWork(), Callback = _ => scenarioTask = scenario(Runtime) });
+        Fiber? outerFiber = Fiber.Enter(out Fiber main);
+        main.Execution = this;
+        _main = main;
+        BocRuntime.BeginDefaultOverride(Runtime);
         try
         {
-            while (true)
+            _clean = ExecutionContext.Capture();
+            Add(new Work { Kind = WorkKind.ScenarioStart, Chain = ChainForNewWork(), Callback = _ => _scenarioTask = scenario(Runtime) });
+            bool ended = Loop(main, null);
+            while (!ended)
             {
-                if (_behaviourFailure is not null)
+                // The baton went to a paused step on another fiber; this thread is idle until it is needed again.
+                if (main.Wait() == FiberCommand.Ended)
                 {
-                    return (BocTestFailureKind.UnhandledBehaviourException, _behaviourFailure);
+                    break;
                 }
 
-                if (scenarioTask is { IsFaulted: true } or { IsCanceled: true })
-                {
-                    return (BocTestFailureKind.ScenarioFailed, Unwrap(scenarioTask));
-                }
-
-                bool finished = scenarioTask is { IsCompletedSuccessfully: true } && Runtime.IsQuiescentNow;
-                int chosen = Choose(finished);
-                if (chosen < 0)
-                {
-                    if (finished)
-                    {
-                        return null;
-                    }
-
-                    if (_options.UncontrolledWorkTimeout > TimeSpan.Zero && _arrived.Wait(_options.UncontrolledWorkTimeout))
-                    {
-                        continue;
-                    }
-
-                    return (BocTestFailureKind.Deadlock, new InvalidOperationException(DeadlockMessage(scenarioTask)));
-                }
-
-                if (_trace.Count >= _options.MaxSteps)
-                {
-                    return (BocTestFailureKind.StepLimitExceeded, new InvalidOperationException(
-                        $"The run took more than {_options.MaxSteps} steps (BocTestOptions.MaxSteps): a livelock, or a scenario larger than the limit."));
-                }
-
-                Work work = _candidates[chosen];
-                Record(work, chosen);
-                if (work.Kind == WorkKind.Timer)
-                {
-                    _firedSinceProgress.Add(work.Timer!);
-                }
-                else
-                {
-                    _firedSinceProgress.Clear();
-                    lock (_gate)
-                    {
-                        _ready.Remove(work);
-                    }
-                }
-
-                // A fresh context per step: a continuation captured now is posted back later, never inlined (see
-                // ControlledSynchronizationContext).
-                SynchronizationContext.SetSynchronizationContext(new ControlledSynchronizationContext(this));
-                try
-                {
-                    Execute(work);
-                }
-                catch (Exception error) when (work.Kind != WorkKind.ScenarioStart)
-                {
-                    // A posted callback or timer callback that throws would crash a real process (async void, timer).
-                    return (BocTestFailureKind.UnhandledBehaviourException, error);
-                }
-                catch (Exception error)
-                {
-                    return (BocTestFailureKind.ScenarioFailed, error);
-                }
-                finally
-                {
-                    if (clean is not null && !ReferenceEquals(ExecutionContext.Capture(), clean))
-                    {
-                        ExecutionContext.Restore(clean);
-                    }
-                }
+                Work? first = main.First;
+                main.First = null;
+                ended = Loop(main, first);
             }
+
+            return _result;
         }
         finally
         {
+            if (_clean is not null && !ReferenceEquals(ExecutionContext.Capture(), _clean))
+            {
+                ExecutionContext.Restore(_clean);
+            }
+
+            BocRuntime.EndDefaultOverride();
+            Fiber.Leave(outerFiber);
+            main.Dispose();
             SynchronizationContext.SetSynchronizationContext(outerContext);
         }
     }
 
-    // ---- Arrivals (on the run's thread, or, for uncontrolled work, any thread)
+    /// <summary>
+    /// The scheduling loop, run by the fiber that holds the baton: runs <paramref name="first"/> (already chosen), then
+    /// chooses and runs steps until the run ends (returns true: this fiber ended it) or the baton goes to another fiber
+    /// (returns false: this fiber is idle now).
+    /// </summary>
+    public bool Loop(Fiber self, Work? first)
+    {
+        Work? work = first;
+        while (true)
+        {
+            if (work is null)
+            {
+                work = Next(self);
+                if (work is null)
+                {
+                    return true;
+                }
+
+                if (work.Kind == WorkKind.Resume)
+                {
+                    // Back to a step paused at a spawn: its fiber continues, this one goes idle.
+                    self.ReturnToPool();
+                    work.Fiber!.Signal(FiberCommand.Resume);
+                    return false;
+                }
+            }
+
+            Step(self, work);
+            work = null;
+            if (_ended)
+            {
+                // Only a step paused at a spawn can see the run end under it: it has unwound; give the baton back.
+                self.ReturnToPool();
+                _ender!.Signal(FiberCommand.Done);
+                return false;
+            }
+        }
+    }
+
+    /// <summary>Chooses the next step, or ends the run (returns null).</summary>
+    private Work? Next(Fiber self)
+    {
+        while (true)
+        {
+            if (_stepFailure is { } failed)
+            {
+                End(self, failed);
+                return null;
+            }
+
+            if (_behaviourFailure is not null)
+            {
+                End(self, (BocTestFailureKind.UnhandledBehaviourException, _behaviourFailure));
+                return null;
+            }
+
+            if (_scenarioTask is { IsFaulted: true } or { IsCanceled: true })
+            {
+                End(self, (BocTestFailureKind.ScenarioFailed, Unwrap(_scenarioTask)));
+                return null;
+            }
+
+            bool finished = _scenarioTask is { IsCompletedSuccessfully: true } && Runtime.IsQuiescentNow;
+            int chosen = Choose(finished);
+            if (chosen < 0)
+            {
+                if (finished)
+                {
+                    End(self, null);
+                    return null;
+                }
+
+                if (_options.UncontrolledWorkTimeout > TimeSpan.Zero && _arrived.Wait(_options.UncontrolledWorkTimeout))
+                {
+                    continue;
+                }
+
+                End(self, (BocTestFailureKind.Deadlock, new InvalidOperationException(DeadlockMessage(_scenarioTask))));
+                return null;
+            }
+
+            if (_trace.Count >= _options.MaxSteps)
+            {
+                End(self, (BocTestFailureKind.StepLimitExceeded, new InvalidOperationException(
+                    $"The run took more than {_options.MaxSteps} steps (BocTestOptions.MaxSteps): a livelock, or a scenario larger than the limit.")));
+                return null;
+            }
+
+            Work work = _candidates[chosen];
+            Take(work, chosen);
+            return work;
+        }
+    }
+
+    /// <summary>Records the chosen step and takes it off the ready list.</summary>
+    private void Take(Work work, int chosen)
+    {
+        Record(work, chosen);
+        if (work.Kind == WorkKind.Timer)
+        {
+            _firedSinceProgress.Add(work.Timer!);
+        }
+        else
+        {
+            _firedSinceProgress.Clear();
+            lock (_gate)
+            {
+                _ready.Remove(work);
+            }
+        }
+    }
+
+    private void Step(Fiber self, Work work)
+    {
+        // Every step starts from the run's execution context (a pool fiber's thread has its own), and with a fresh
+        // synchronization context: a continuation captured now is posted back later, never inlined (see
+        // ControlledSynchronizationContext).
+        if (_clean is not null && !ReferenceEquals(ExecutionContext.Capture(), _clean))
+        {
+            ExecutionContext.Restore(_clean);
+        }
+
+        SynchronizationContext.SetSynchronizationContext(new ControlledSynchronizationContext(this));
+        self.Running = work;
+        try
+        {
+            Execute(work);
+        }
+        catch (Exception error) when (!_ended)
+        {
+            // The scenario's synchronous part threw; or a posted callback or timer callback threw, which would crash a
+            // real process (async void, timer).
+            _stepFailure ??= (work.Kind == WorkKind.ScenarioStart ? BocTestFailureKind.ScenarioFailed : BocTestFailureKind.UnhandledBehaviourException, error);
+        }
+        catch (Exception) when (_ended)
+        {
+            // A step unwound after the run ended (ControlledRunAbandonedException, or what user code made of it).
+        }
+        finally
+        {
+            self.Running = null;
+        }
+    }
+
+    /// <summary>
+    /// Decides the run's outcome, unwinds every step paused at a spawn (one at a time: each hands the baton back), and
+    /// wakes the run's own thread if this is not it.
+    /// </summary>
+    private void End(Fiber self, (BocTestFailureKind Kind, Exception? Error)? result)
+    {
+        _result = result;
+        _ender = self;
+        _ended = true;
+        Fiber[] paused;
+        lock (_gate)
+        {
+            paused = _ready.Where(w => w.Kind == WorkKind.Resume).Select(w => w.Fiber!).ToArray();
+        }
+
+        foreach (Fiber fiber in paused)
+        {
+            fiber.Signal(FiberCommand.Abandon);
+            self.Wait();
+        }
+
+        if (!ReferenceEquals(self, _main))
+        {
+            self.ReturnToPool();
+            _main!.Signal(FiberCommand.Ended);
+        }
+    }
+
+    // ---- Arrivals (on the fiber holding the baton, or, for uncontrolled work, any thread)
 
     void IDispatcher.Dispatch(Behaviour behaviour)
     {
         int number;
         lock (_gate)
         {
-            number = ++_nextBehaviour;
-            _behaviourNumbers[behaviour] = number;
+            if (ReferenceEquals(behaviour, _spawning))
+            {
+                _spawningReady = true;
+            }
+
+            // Numbered at spawn (pooled behaviour objects are reused, so the spawn renumbers them).
+            if (!_behaviourNumbers.TryGetValue(behaviour, out number))
+            {
+                number = ++_nextBehaviour;
+                _behaviourNumbers[behaviour] = number;
+            }
         }
 
         Add(new Work { Kind = WorkKind.Behaviour, Chain = -number, Id = number, Behaviour = behaviour });
+    }
+
+    void ISpawnHook.Enqueue(Behaviour behaviour)
+    {
+        int number;
+        lock (_gate)
+        {
+            number = ++_nextBehaviour;
+            _behaviourNumbers[behaviour] = number;
+            _spawning = behaviour;
+            _spawningReady = false;
+        }
+
+        behaviour.Enqueue();
+        bool ready;
+        lock (_gate)
+        {
+            ready = _spawningReady;
+            _spawning = null;
+        }
+
+        // A scheduling point only in a step of this run (not on a thread outside its control, nor while a step unwinds
+        // after the end); past the step limit the step just continues, and the loop reports the limit next.
+        if (Fiber.Current is { Running: not null } self && ReferenceEquals(self.Execution, this) && !_ended && _trace.Count < _options.MaxSteps)
+        {
+            SpawnPoint(self, behaviour, number, ready);
+        }
+    }
+
+    /// <summary>
+    /// The strategy chooses between letting the spawning step continue and another ready step (the spawned behaviour
+    /// among them, if it is ready). To switch, this fiber hands the baton to the chosen step's fiber and blocks until
+    /// its own step is chosen again (or the run ends: then it unwinds).
+    /// </summary>
+    private void SpawnPoint(Fiber self, Behaviour spawned, int number, bool ready)
+    {
+        Work running = self.Running!;
+        var paused = new Work
+        {
+            Kind = WorkKind.Resume,
+            Chain = running.Chain,
+            Id = CurrentBehaviourNumber(),
+            Fiber = self,
+            Spawned = number,
+            SpawnerKind = running.Kind,
+        };
+        Add(paused);
+        int chosen = Choose(finished: false);
+        Work next = _candidates[chosen];
+        bool continues = ReferenceEquals(next, paused);
+        (int cownStart, int cownCount) = RecordCowns(spawned);
+        _trace.Add(new TraceEntry(WorkKind.Spawn, continues ? _candidates.Count : 0, chosen, paused.Id, cownStart, cownCount, 0, number, running.Kind, ready));
+        if (continues)
+        {
+            _firedSinceProgress.Clear();
+            lock (_gate)
+            {
+                _ready.Remove(paused);
+            }
+
+            return;
+        }
+
+        Take(next, chosen);
+        if (next.Kind == WorkKind.Resume)
+        {
+            next.Fiber!.Signal(FiberCommand.Resume);
+        }
+        else
+        {
+            Fiber helper = _pool.Rent();
+            helper.Execution = this;
+            helper.First = next;
+            helper.Signal(FiberCommand.Loop);
+        }
+
+        if (self.Wait() == FiberCommand.Abandon)
+        {
+            throw new ControlledRunAbandonedException();
+        }
     }
 
     public void Post(SendOrPostCallback callback, object? state)
@@ -249,26 +499,28 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
 
     private void Record(Work work, int chosen)
     {
-        int cownStart = _traceCowns.Count;
-        int cownCount = 0;
-        if (work.Behaviour is { } behaviour)
-        {
-            cownCount = behaviour.RequestCount;
-            for (int i = 0; i < cownCount; i++)
-            {
-                Cown cown = behaviour.RequestedCown(i);
-                if (!_cownNumbers.TryGetValue(cown, out int number))
-                {
-                    number = _cownNumbers.Count;
-                    _cownNumbers.Add(cown, number);
-                }
+        (int cownStart, int cownCount) = work.Behaviour is { } behaviour ? RecordCowns(behaviour) : (_traceCowns.Count, 0);
+        long time = work.Timer is { } timer ? Math.Max(timer.DueTicks, _time.NowTicks) : 0;
+        _trace.Add(new TraceEntry(work.Kind, _candidates.Count, chosen, work.Id, cownStart, cownCount, time, work.Spawned, work.SpawnerKind));
+    }
 
-                _traceCowns.Add((number << 1) | (behaviour.RequestIsRead(i) ? 1 : 0));
+    private (int Start, int Count) RecordCowns(Behaviour behaviour)
+    {
+        int start = _traceCowns.Count;
+        int count = behaviour.RequestCount;
+        for (int i = 0; i < count; i++)
+        {
+            Cown cown = behaviour.RequestedCown(i);
+            if (!_cownNumbers.TryGetValue(cown, out int number))
+            {
+                number = _cownNumbers.Count;
+                _cownNumbers.Add(cown, number);
             }
+
+            _traceCowns.Add((number << 1) | (behaviour.RequestIsRead(i) ? 1 : 0));
         }
 
-        long time = work.Timer is { } timer ? Math.Max(timer.DueTicks, _time.NowTicks) : 0;
-        _trace.Add(new TraceEntry(work.Kind, _candidates.Count, chosen, work.Id, cownStart, cownCount, time));
+        return (start, count);
     }
 
     private int CurrentBehaviourNumber()
@@ -286,7 +538,14 @@ internal sealed class ControlledExecution : IDispatcher, IDisposable
         }
     }
 
-    private void OnUnhandled(Exception error) => _behaviourFailure ??= error;
+    private void OnUnhandled(Exception error)
+    {
+        // After the end, steps that unwind may fail; the outcome is already decided.
+        if (!_ended)
+        {
+            _behaviourFailure ??= error;
+        }
+    }
 
     private string DeadlockMessage(Task? scenarioTask)
     {

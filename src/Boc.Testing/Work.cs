@@ -17,6 +17,12 @@ internal enum WorkKind
 
     /// <summary>A virtual timer fires (Task.Delay through the runtime's TimeProvider, timeouts).</summary>
     Timer,
+
+    /// <summary>A step paused at a spawn continues (the body, scenario, task or callback that spawned).</summary>
+    Resume,
+
+    /// <summary>Not a step that can be chosen: a trace entry for a spawn, a scheduling point inside a step.</summary>
+    Spawn,
 }
 
 /// <summary>One step that may be chosen to run next.</summary>
@@ -39,4 +45,13 @@ internal sealed class Work
     public Task? Task { get; init; }
 
     public VirtualTimer? Timer { get; init; }
+
+    /// <summary>For <see cref="WorkKind.Resume"/>: the fiber paused at the spawn.</summary>
+    public Fiber? Fiber { get; init; }
+
+    /// <summary>For <see cref="WorkKind.Resume"/>: the number of the behaviour whose spawn paused the step.</summary>
+    public int Spawned { get; init; }
+
+    /// <summary>For <see cref="WorkKind.Resume"/>: the kind of the paused step (who spawned, for the trace).</summary>
+    public WorkKind SpawnerKind { get; init; }
 }

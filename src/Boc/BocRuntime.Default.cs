@@ -20,7 +20,34 @@ public sealed partial class BocRuntime
     /// <see cref="ConfigureDefault(BocRuntimeOptions)"/> at startup with an
     /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/>, or use a runtime of its own.
     /// </remarks>
-    public static BocRuntime Default => Volatile.Read(ref s_default) ?? CreateDefault();
+    public static BocRuntime Default =>
+        Volatile.Read(ref s_defaultOverrides) == 0 ? Volatile.Read(ref s_default) ?? CreateDefault() : OverriddenDefault();
+
+    // Boc.Testing redirects Default to its controlled runtime for the code of a controlled run, and only there: tests
+    // run in parallel, so the redirection is an AsyncLocal (it flows to that run's bodies, continuations and tasks, and
+    // nowhere else). The counter keeps the ordinary path at one static read while no run is active anywhere.
+    private static readonly AsyncLocal<BocRuntime?> s_defaultOverride = new();
+    private static int s_defaultOverrides;
+
+    /// <summary>
+    /// Makes <see cref="Default"/> return <paramref name="runtime"/> in the current execution context (and in the
+    /// contexts that flow from it) until <see cref="EndDefaultOverride"/>; elsewhere it is unchanged.
+    /// </summary>
+    internal static void BeginDefaultOverride(BocRuntime runtime)
+    {
+        ArgumentNullException.ThrowIfNull(runtime);
+        Interlocked.Increment(ref s_defaultOverrides);
+        s_defaultOverride.Value = runtime;
+    }
+
+    /// <summary>Ends <see cref="BeginDefaultOverride"/>, called in the same execution context.</summary>
+    internal static void EndDefaultOverride()
+    {
+        s_defaultOverride.Value = null;
+        Interlocked.Decrement(ref s_defaultOverrides);
+    }
+
+    private static BocRuntime OverriddenDefault() => s_defaultOverride.Value ?? Volatile.Read(ref s_default) ?? CreateDefault();
 
     /// <summary>
     /// Sets the options of <see cref="Default"/>. Call it once, at startup, before anything uses <see cref="Default"/>

@@ -62,6 +62,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     // The dispatcher when it is a BocScheduler (owned or not), for the spawn-time hand-over (BocScheduler.OnSpawn).
     private readonly BocScheduler? _bocScheduler;
 
+    // Boc.Testing's controlled dispatcher, which makes each spawn a scheduling point (ISpawnHook); null otherwise.
+    private readonly ISpawnHook? _spawnHook;
+
     // Behaviours accepted but not finished: counted in before enqueuing, out after release and delivery, so "none
     // pending" means nothing is queued, running, or about to release. Striped per processor (see PendingCount).
     private readonly PendingCount _pending = new();
@@ -133,7 +136,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// Creates a runtime that runs ready behaviours through <paramref name="dispatcher"/> (Boc.Testing's controlled
     /// runtime): <paramref name="scheduler"/> becomes <see cref="Scheduler"/>, <paramref name="timeProvider"/> becomes
     /// <see cref="TimeProvider"/>, and the runtime's own awaits continue on the captured context (see
-    /// <see cref="ContinuesOnCapturedContext"/>).
+    /// <see cref="ContinuesOnCapturedContext"/>). If <paramref name="dispatcher"/> is an <see cref="ISpawnHook"/>, every
+    /// spawn's enqueue goes through it.
     /// </summary>
     internal BocRuntime(BocRuntimeOptions options, IDispatcher dispatcher, TaskScheduler scheduler, TimeProvider timeProvider)
     {
@@ -144,6 +148,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         (_maxPending, _throwWhenFull) = BoundOf(options);
         Dispatcher = dispatcher;
         _bocScheduler = dispatcher as BocScheduler;
+        _spawnHook = dispatcher as ISpawnHook;
         Scheduler = scheduler;
         TimeProvider = timeProvider;
         _exceptionHandler = options.UnhandledExceptionHandler;
@@ -338,7 +343,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             behaviour.CaptureTraceParent();
         }
 
-        behaviour.Enqueue();
+        if (_spawnHook is null)
+        {
+            behaviour.Enqueue();
+        }
+        else
+        {
+            _spawnHook.Enqueue(behaviour);
+        }
     }
 
     internal void OnBehaviourFinished()

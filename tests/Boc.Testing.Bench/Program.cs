@@ -1,10 +1,11 @@
 // Boc.Testing measurements (not a test: it asserts nothing, it prints numbers).
 //
-//   dotnet run -c Release --project tests/Boc.Testing.Bench -- speed      # schedules per second, bank transfer
+//   dotnet run -c Release --project tests/Boc.Testing.Bench -- bdn --filter '*'   # schedules per second (BenchmarkDotNet)
+//   dotnet run -c Release --project tests/Boc.Testing.Bench -- speed      # the same, as a quick measured loop
 //   dotnet run -c Release --project tests/Boc.Testing.Bench -- contrast   # the bug zoo in plain runs
 //
-// Measured loops rather than BenchmarkDotNet: one exploration is thousands of runs already, and the number wanted is
-// a throughput, not a per-call latency.
+// The exploration speed for benchmarks/README.md comes from the BenchmarkDotNet run (ExplorationBenchmarks: time per
+// schedule); "speed" is a rough loop for a quick look.
 
 using System.Diagnostics;
 using System.Globalization;
@@ -14,7 +15,11 @@ using Boc.Testing.Bench;
 using Boc.Testing.Tests.Zoo;
 
 string mode = args.Length > 0 ? args[0] : "speed";
-if (mode == "speed")
+if (mode == "bdn")
+{
+    BenchmarkDotNet.Running.BenchmarkSwitcher.FromAssembly(typeof(ExplorationBenchmarks).Assembly).Run(args[1..]);
+}
+else if (mode == "speed")
 {
     await Speed();
 }
@@ -25,7 +30,7 @@ else if (mode == "contrast")
 }
 else
 {
-    Console.Error.WriteLine("usage: speed | contrast [runs]");
+    Console.Error.WriteLine("usage: bdn [BenchmarkDotNet arguments] | speed | contrast [runs]");
     return 2;
 }
 

@@ -90,36 +90,111 @@ public sealed class ExplorerTests
     [Fact]
     public async Task The_report_counts_iterations_and_steps()
     {
-        BocTestReport report = await BocTest.ExploreAsync(50, async rt =>
+        static async Task Scenario(BocRuntime rt)
         {
             var c = new Cown<Box>(new Box());
             rt.When(c, b => b.Value++);
             await rt.WaitForQuiescenceAsync();
-        });
+        }
 
+        BocTestReport report = await BocTest.ExploreAsync(Scenario, new BocTestOptions { Iterations = 50, Strategies = [BocTestStrategy.Random] });
+
+        // Iteration i is seed i: its replay has the same schedule, so the steps add up to the same total.
+        int[] steps = Enumerable.Range(0, 50).Select(seed => BocTest.Replay(BocTestStrategy.Random, seed, Scenario).Trace.Count).ToArray();
         Assert.Equal(50, report.Iterations);
+        Assert.Equal(steps.Max(), report.LongestRun);
+        Assert.Equal(steps.Sum(), report.TotalSteps);
 
-        // Per run: scenario start, the behaviour, WaitForQuiescenceAsync's own continuation, the scenario's continuation.
-        Assert.Equal(4, report.LongestRun);
-        Assert.Equal(200, report.TotalSteps);
+        // Scenario start, the spawn (a scheduling point), the behaviour, WaitForQuiescenceAsync's own continuation, the
+        // scenario's continuation; a schedule that pauses the scenario at the spawn differs.
+        Assert.Contains(5, steps);
     }
 
     [Fact]
-    public async Task Behaviours_run_on_one_thread_one_at_a_time()
+    public async Task Steps_run_one_at_a_time_even_when_a_body_is_paused_at_a_spawn()
     {
+        // Bodies that spawn may be paused there while other steps run on other threads; still, only one piece of code
+        // of the run executes at any moment. Each segment between two spawns counts itself in and out.
+        int inside = 0;
+        int overlaps = 0;
         var threads = new ConcurrentDictionary<int, bool>();
-        await BocTest.ExploreAsync(20, async rt =>
+        void Segment()
+        {
+            if (Interlocked.Increment(ref inside) != 1)
+            {
+                Interlocked.Increment(ref overlaps);
+            }
+
+            threads[Environment.CurrentManagedThreadId] = true;
+            Thread.Yield();
+            Interlocked.Decrement(ref inside);
+        }
+
+        await BocTest.ExploreAsync(50, async rt =>
         {
             var cowns = Enumerable.Range(0, 4).Select(_ => new Cown<Box>(new Box())).ToArray();
             foreach (Cown<Box> c in cowns)
             {
-                rt.When(c, _ => threads[Environment.CurrentManagedThreadId] = true);
+                rt.When(c, _ =>
+                {
+                    Segment();
+                    rt.When(cowns[0], _ => Segment());
+                    Segment();
+                    rt.When(cowns[1], _ => Segment());
+                    Segment();
+                });
+                Segment();
             }
 
             await rt.WaitForQuiescenceAsync();
-            Assert.Single(threads);
-            threads.Clear();
         });
+
+        Assert.Equal(0, overlaps);
+        Assert.True(threads.Count > 1, "no step was ever paused at a spawn (all ran on one thread)");
+    }
+
+    [Fact]
+    public void A_run_that_ends_while_bodies_are_paused_at_spawns_unwinds_them_and_replays_exactly()
+    {
+        // A body that spawns twice may be paused at a spawn when another behaviour's exception ends the run: the paused
+        // body is unwound (its spawn throws), its finally runs, and the next run starts clean. Replays stay exact.
+        int unwound = 0;
+        Task Scenario(BocRuntime rt)
+        {
+            var a = new Cown<Box>(new Box());
+            var b = new Cown<Box>(new Box());
+            rt.When(a, _ =>
+            {
+                bool done = false;
+                try
+                {
+                    rt.When(b, _ => { });
+                    rt.When(b, _ => { });
+                    done = true;
+                }
+                finally
+                {
+                    if (!done)
+                    {
+                        Interlocked.Increment(ref unwound);
+                    }
+                }
+            });
+            rt.When(new Cown<Box>(new Box()), _ => throw new InvalidOperationException("boom"));
+            return Task.CompletedTask;
+        }
+
+        for (int seed = 0; seed < 40; seed++)
+        {
+            BocTestFailureException first = Assert.Throws<BocTestFailureException>(() => BocTest.Replay(BocTestStrategy.Random, seed, Scenario));
+            BocTestFailureException second = Assert.Throws<BocTestFailureException>(() => BocTest.Replay(BocTestStrategy.Random, seed, Scenario));
+            Assert.Equal(BocTestFailureKind.UnhandledBehaviourException, first.Kind);
+            Assert.Equal("boom", first.InnerException!.Message);
+            Assert.Equal(first.Trace, second.Trace);
+        }
+
+        // Some of those runs ended with the body paused (otherwise this test would not test the unwinding).
+        Assert.True(unwound > 0, "no run ended with a body paused at a spawn");
     }
 
     [Fact]

@@ -123,8 +123,11 @@ public sealed class FidelityTests
         }));
 
     [Fact]
-    public async Task A_nested_spawn_is_ordered_after_an_earlier_spawn_on_the_same_cown() =>
-        Assert.Equal(["c2,p,c1", "p,c2,c1"], await Outcomes(rt =>
+    public async Task A_spawned_behaviour_may_spawn_before_its_spawner_spawns_again() =>
+        // P (spawned first, on a) spawns c1 on b; the scenario then spawns c2 on b. The scenario may be slow between its
+        // two spawns, so P can run and spawn c1 first ("p,c1,c2"); or the scenario spawns c2 first, and c1 queues behind
+        // it on b. Nothing else: c1 is spawned by p, so it never runs before p.
+        Assert.Equal(["c2,p,c1", "p,c1,c2", "p,c2,c1"], await Outcomes(rt =>
         {
             var log = new List<string>();
             var a = new Cown<Box>(new Box());
@@ -139,6 +142,67 @@ public sealed class FidelityTests
         }));
 
     [Fact]
+    public async Task A_nested_spawn_races_its_spawners_sibling_on_a_shared_cown() =>
+        // The program: B1 (on x) spawns B3 on y; its spawner, a body on z, spawns B2 on y after B1. In a real run
+        // B1 can start and spawn B3 before the spawner reaches its second spawn, so both orders on y are allowed. B1 and
+        // B2 share no cown (either runs first); B3 always follows B1, which spawns it.
+        Assert.Equal(["B1,B2,B3", "B1,B3,B2", "B2,B1,B3"], await Outcomes(rt =>
+        {
+            var log = new List<string>();
+            var x = new Cown<Box>(new Box());
+            var y = new Cown<Box>(new Box());
+            var z = new Cown<Box>(new Box());
+            rt.When(z, _ =>
+            {
+                rt.When(x, _ =>
+                {
+                    log.Add("B1");
+                    rt.When(y, _ => log.Add("B3"));
+                });
+                rt.When(y, _ => log.Add("B2"));
+            });
+            return log;
+        }));
+
+    [Fact]
+    public async Task Two_running_bodies_interleave_their_spawns_onto_shared_cowns_in_every_order()
+    {
+        // A (on a) spawns X on c, then Z on d; B (on b) spawns Y on d, then W on c. A and B run at the same time on a
+        // real machine, so their four spawns interleave in any order that keeps each body's own order, and each shared
+        // cown runs its two behaviours in spawn order. X<W on c together with Y<Z on d needs both first spawns before both
+        // second spawns (both bodies running at once). W<X with Z<Y is forbidden: W<X means Y<W<X<Z.
+        var outcomes = await Outcomes(rt =>
+        {
+            var log = new List<string>();
+            var cowns = Enumerable.Range(0, 4).Select(_ => new Cown<Box>(new Box())).ToArray();
+            (Cown<Box> a, Cown<Box> b, Cown<Box> c, Cown<Box> d) = (cowns[0], cowns[1], cowns[2], cowns[3]);
+            rt.When(a, _ =>
+            {
+                rt.When(c, _ => log.Add("X"));
+                rt.When(d, _ => log.Add("Z"));
+            });
+            rt.When(b, _ =>
+            {
+                rt.When(d, _ => log.Add("Y"));
+                rt.When(c, _ => log.Add("W"));
+            });
+            return log;
+        });
+
+        // Reduce each log to the order on each shared cown: c holds X and W, d holds Y and Z.
+        var orders = outcomes.Select(o =>
+        {
+            string[] log = o.Split(',');
+            string onC = Array.IndexOf(log, "X") < Array.IndexOf(log, "W") ? "X<W" : "W<X";
+            string onD = Array.IndexOf(log, "Y") < Array.IndexOf(log, "Z") ? "Y<Z" : "Z<Y";
+            return onC + " " + onD;
+        }).ToHashSet();
+
+        Assert.Equal(["W<X Y<Z", "X<W Y<Z", "X<W Z<Y"], orders.Order(StringComparer.Ordinal));
+        Assert.All(outcomes, o => Assert.Equal(4, o.Split(',').Length));
+    }
+
+    [Fact]
     public async Task A_timeout_races_a_behaviour_only_when_the_behaviour_can_finish_first()
     {
         // The caller arms a one-second (virtual) timeout on a behaviour that needs a cown held by a sleeping body. Timers
@@ -146,18 +210,13 @@ public sealed class FidelityTests
         // fire before the sleeping body even starts, as on a slow machine).
         static Func<BocRuntime, Task> Race(TimeSpan sleep, SortedSet<string> outcomes) => async rt =>
         {
+            // The timeout is armed before anything is spawned (a scenario may be paused at a spawn, as on a slow machine,
+            // and must not let the sleep finish before the timeout even starts); the behaviour reports whether the
+            // timeout fired before it could run.
+            Task timeout = Task.Delay(TimeSpan.FromSeconds(1), rt.TimeProvider);
             var a = new Cown<Box>(new Box());
             rt.When(a, async _ => await Task.Delay(sleep, rt.TimeProvider));
-            try
-            {
-                await rt.WhenAsync(a, _ => { }).AsTask().WaitAsync(TimeSpan.FromSeconds(1), rt.TimeProvider);
-                outcomes.Add("done");
-            }
-            catch (TimeoutException)
-            {
-                outcomes.Add("timeout");
-            }
-
+            outcomes.Add(await rt.WhenAsync(a, _ => timeout.IsCompleted ? "timeout" : "done"));
             await rt.WaitForQuiescenceAsync();
         };
 
@@ -222,7 +281,7 @@ public sealed class FidelityTests
     {
         var random = new Random(seed);
         var clock = new LogicalClock();
-        var accesses = new List<Access>();
+        var accesses = new List<(Access Access, System.Runtime.CompilerServices.StrongBox<long> SpawnEnd)>();
         int cownCount = random.Next(2, 6);
         var cowns = Enumerable.Range(0, cownCount).Select(_ => new Cown<Box>(new Box())).ToArray();
         int next = 0;
@@ -255,7 +314,8 @@ public sealed class FidelityTests
                 long end = clock.Tick();
                 for (int i = 0; i < picked.Length; i++)
                 {
-                    accesses.Add(new Access(id, picked[i], !reads[i], spawnStart, spawnEnd.Value, start, end));
+                    // The spawn's end is read at the check: a body may run (and end) before its When call returns.
+                    accesses.Add((new Access(id, picked[i], !reads[i], spawnStart, 0, start, end), spawnEnd));
                 }
             });
             spawnEnd.Value = clock.Tick();
@@ -268,7 +328,7 @@ public sealed class FidelityTests
         }
 
         await rt.WaitForQuiescenceAsync();
-        List<string> violations = Oracle.Check(accesses);
+        List<string> violations = Oracle.Check(accesses.Select(a => a.Access with { SpawnEnd = a.SpawnEnd.Value }));
         Assert.True(violations.Count == 0, $"program seed {seed}: " + string.Join("; ", violations));
     }
 }

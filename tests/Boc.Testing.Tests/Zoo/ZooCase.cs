@@ -14,6 +14,7 @@ internal sealed record ZooCase(string Name, Func<BocRuntime, Task> Buggy, Func<B
         LostUpdate.Case,
         MutualAwait.Case,
         MissedWakeUp.Case,
+        NestedSpawnOrder.Case,
     ];
 
     public override string ToString() => Name;
