@@ -403,6 +403,35 @@ public sealed class BatchTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task BoundedWaitMode_BatchIsAdmittedOnlyWithRoomForEveryMember()
+    {
+        var runtime = new BocRuntime(new BocRuntimeOptions { MaxPendingBehaviours = 3, FullMode = BocFullMode.Wait });
+        await using var drain = runtime.DrainOnExit();
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var blocker = new Cown<object>(new object());
+        runtime.When(blocker, _ => gate.Task);
+        runtime.When(blocker, _ => gate.Task);
+        var a = new Cown<int[]>(new int[1]);
+        var seen = new System.Collections.Concurrent.ConcurrentBag<(bool GateOpen, long Pending)>();
+
+        // Room for one, the batch needs two: Batch blocks until both blockers have finished, which needs the gate.
+        Task spawner = Task.Run(() => runtime.Batch(x =>
+        {
+            x.When(a, _ => seen.Add((gate.Task.IsCompleted, runtime.PendingCount)));
+            x.When(a, _ => seen.Add((gate.Task.IsCompleted, runtime.PendingCount)));
+        }));
+
+        // Not a timing assertion: the wait only gives a wrong (piecemeal) admission the chance to run members early.
+        await Task.Delay(50);
+        Assert.Empty(seen);
+        gate.SetResult();
+        await spawner.Guard();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(2, seen.Count);
+        Assert.All(seen, s => Assert.True(s.GateOpen && s.Pending <= 3, $"a member ran with the gate {(s.GateOpen ? "open" : "closed")} and {s.Pending} pending"));
+    }
+
+    [Fact]
     public async Task BatchFromInsideABody_IsQueuedBehindTheBodyInOrder_AndExemptFromTheBound()
     {
         var runtime = new BocRuntime(new BocRuntimeOptions { MaxPendingBehaviours = 1, FullMode = BocFullMode.Throw });
