@@ -362,6 +362,37 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
         }
     }
 
+    void ISpawnHook.EnqueueBatch(Behaviour[] members, int count)
+    {
+        // Numbered in batch order; traced as one spawn, by its first member (the batch enqueues atomically, so there is
+        // no point inside it at which another step could run).
+        int first;
+        lock (_gate)
+        {
+            first = _nextBehaviour + 1;
+            for (int i = 0; i < count; i++)
+            {
+                _behaviourNumbers[members[i]] = ++_nextBehaviour;
+            }
+
+            _spawning = members[0];
+            _spawningReady = false;
+        }
+
+        Behaviour.EnqueueBatch(members, count);
+        bool ready;
+        lock (_gate)
+        {
+            ready = _spawningReady;
+            _spawning = null;
+        }
+
+        if (Fiber.Current is { Running: not null } self && ReferenceEquals(self.Execution, this) && !_ended && _trace.Count < _options.MaxSteps)
+        {
+            SpawnPoint(self, members[0], first, ready);
+        }
+    }
+
     /// <summary>
     /// The strategy chooses between letting the spawning step continue and another ready step (the spawned behaviour
     /// among them, if it is ready). To switch, this fiber hands the baton to the chosen step's fiber and blocks until

@@ -112,7 +112,14 @@ public sealed partial class BocRuntime
             }
         }
 
-        Behaviour.EnqueueBatch(members, count);
+        if (_spawnHook is null)
+        {
+            Behaviour.EnqueueBatch(members, count);
+        }
+        else
+        {
+            _spawnHook.EnqueueBatch(members, count);
+        }
     }
 
     /// <summary>Abandons members of a batch that is not enqueued (see <see cref="Behaviour.Abandon"/>).</summary>

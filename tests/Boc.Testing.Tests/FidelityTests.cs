@@ -142,6 +142,30 @@ public sealed class FidelityTests
         }));
 
     [Fact]
+    public async Task A_batch_is_one_spawn_point_and_nothing_comes_between_its_members() =>
+        // S (on z) spawns the batch {B1 on x, B2 on x}, then logs "s". P (on p) spawns Q on x. A batch is one spawn: S
+        // may be slow right after it, so B1 and B2 can run before "s"; and Q, spawned by a body running at the same time,
+        // lands before the whole batch or after it on x, never between B1 and B2.
+        Assert.Equal(
+            ["B1,B2,Q,s", "B1,B2,s,Q", "B1,s,B2,Q", "Q,B1,B2,s", "Q,B1,s,B2", "Q,s,B1,B2", "s,B1,B2,Q", "s,Q,B1,B2"],
+            await Outcomes(rt =>
+            {
+                var log = new List<string>();
+                var x = new Cown<Box>(new Box());
+                rt.When(new Cown<Box>(new Box()), _ =>
+                {
+                    rt.Batch(b =>
+                    {
+                        b.When(x, _ => log.Add("B1"));
+                        b.When(x, _ => log.Add("B2"));
+                    });
+                    log.Add("s");
+                });
+                rt.When(new Cown<Box>(new Box()), _ => rt.When(x, _ => log.Add("Q")));
+                return log;
+            }));
+
+    [Fact]
     public async Task A_nested_spawn_races_its_spawners_sibling_on_a_shared_cown() =>
         // The program: B1 (on x) spawns B3 on y; its spawner, a body on z, spawns B2 on y after B1. In a real run
         // B1 can start and spawn B3 before the spawner reaches its second spawn, so both orders on y are allowed. B1 and

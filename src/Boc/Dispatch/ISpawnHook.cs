@@ -13,4 +13,10 @@ internal interface ISpawnHook
     /// protocol is unchanged, only what the spawning thread does after the enqueue is up to the hook.
     /// </summary>
     void Enqueue(Behaviour behaviour);
+
+    /// <summary>
+    /// The same for a batch: must call <see cref="Behaviour.EnqueueBatch"/> exactly once, on the spawning thread, before
+    /// returning or pausing. A batch is one spawn, so it is one scheduling point.
+    /// </summary>
+    void EnqueueBatch(Behaviour[] members, int count);
 }
