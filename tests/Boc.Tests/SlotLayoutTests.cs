@@ -108,6 +108,45 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
             dump.Split('\n').Select(l => l.TrimEnd('\r')));
     }
 
+    [Fact]
+    public async Task APendingBehaviour_TakesNoMoreBytesThanItsLayoutNeeds()
+    {
+        // What a flood pays per pending behaviour (benchmarks/README.md, "Smaller pending behaviours"): spawned from one
+        // thread behind a blocked cown, so the pool is soon empty and every spawn allocates its object. The bounds are
+        // the measured sizes (88 and 112 bytes on x64) plus a little for the pool's own arrays.
+        var blocked = new Cown<int[]>(new int[1]);
+        var other = new Cown<int[]>(new int[1]);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.ThreadPool });
+        const int N = 20_000;
+
+        double BytesPerSpawn(Action spawn)
+        {
+            using var gate = new ManualResetEventSlim();
+            runtime.When(blocked, other, (_, _) => gate.Wait());
+            for (int i = 0; i < 2_000; i++)
+            {
+                spawn();
+            }
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < N; i++)
+            {
+                spawn();
+            }
+
+            long after = GC.GetAllocatedBytesForCurrentThread();
+            gate.Set();
+            runtime.WaitForQuiescenceAsync().Guard().GetAwaiter().GetResult();
+            return (after - before) / (double)N;
+        }
+
+        double one = BytesPerSpawn(() => runtime.When(blocked, static s => s[0]++));
+        double two = BytesPerSpawn(() => runtime.When(blocked, other, static (s, t) => s[0] += t[0]));
+        output.WriteLine($"one cown: {one:F1} B, two cowns: {two:F1} B per pending behaviour");
+        Assert.InRange(one, 80, 92);
+        Assert.InRange(two, 104, 116);
+    }
+
     private static void Record(List<string> seen, string expected, string actual)
     {
         lock (seen)
