@@ -342,24 +342,9 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
         {
             number = ++_nextBehaviour;
             _behaviourNumbers[behaviour] = number;
-            _spawning = behaviour;
-            _spawningReady = false;
         }
 
-        behaviour.Enqueue();
-        bool ready;
-        lock (_gate)
-        {
-            ready = _spawningReady;
-            _spawning = null;
-        }
-
-        // A scheduling point only in a step of this run (not on a thread outside its control, nor while a step unwinds
-        // after the end); past the step limit the step just continues, and the loop reports the limit next.
-        if (Fiber.Current is { Running: not null } self && ReferenceEquals(self.Execution, this) && !_ended && _trace.Count < _options.MaxSteps)
-        {
-            SpawnPoint(self, behaviour, number, ready);
-        }
+        EnqueueThenSpawnPoint(behaviour, number, null, 0);
     }
 
     void ISpawnHook.EnqueueBatch(Behaviour[] members, int count)
@@ -374,12 +359,32 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
             {
                 _behaviourNumbers[members[i]] = ++_nextBehaviour;
             }
+        }
 
-            _spawning = members[0];
+        EnqueueThenSpawnPoint(members[0], first, members, count);
+    }
+
+    /// <summary>
+    /// Enqueues <paramref name="traced"/> (or the whole <paramref name="batch"/>), noting whether it was ready at once,
+    /// then offers the strategy the spawn point.
+    /// </summary>
+    private void EnqueueThenSpawnPoint(Behaviour traced, int number, Behaviour[]? batch, int count)
+    {
+        lock (_gate)
+        {
+            _spawning = traced;
             _spawningReady = false;
         }
 
-        Behaviour.EnqueueBatch(members, count);
+        if (batch is null)
+        {
+            traced.Enqueue();
+        }
+        else
+        {
+            Behaviour.EnqueueBatch(batch, count);
+        }
+
         bool ready;
         lock (_gate)
         {
@@ -387,9 +392,11 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
             _spawning = null;
         }
 
+        // A scheduling point only in a step of this run (not on a thread outside its control, nor while a step unwinds
+        // after the end); past the step limit the step just continues, and the loop reports the limit next.
         if (Fiber.Current is { Running: not null } self && ReferenceEquals(self.Execution, this) && !_ended && _trace.Count < _options.MaxSteps)
         {
-            SpawnPoint(self, members[0], first, ready);
+            SpawnPoint(self, traced, number, ready);
         }
     }
 
