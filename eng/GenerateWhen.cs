@@ -122,6 +122,57 @@ static void EmitForwardToDefault(StringBuilder sb, Shape shape, string name, boo
 }
 
 // Opens an instance form's body with its argument checks: each single cown, the dynamic set (snapshotted), the body.
+// The type parameter, parameter and return docs of a spawn form (the runtime's, the static ones, a batch's).
+static void EmitParameterDocs(StringBuilder sb, Shape shape, Kind kind, bool withState, bool result, bool withToken)
+{
+    foreach (string t in shape.StateTypes)
+    {
+        sb.AppendLine(t == "TElement"
+            ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
+            : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
+    }
+
+    if (withState)
+    {
+        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
+    }
+
+    if (result)
+    {
+        sb.AppendLine("    /// <typeparam name=\"TResult\">The type of the body's result.</typeparam>");
+    }
+
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
+    }
+
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
+    if (withState)
+    {
+        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
+    }
+
+    if (withToken)
+    {
+        sb.AppendLine("    /// <param name=\"cancellationToken\">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>");
+    }
+
+    if (kind is Kind.Completion or Kind.CompletionAsync)
+    {
+        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
+    }
+    else if (result)
+    {
+        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>");
+    }
+}
+
 static void EmitArgumentChecks(StringBuilder sb, Shape shape)
 {
     sb.AppendLine("    {");
@@ -190,52 +241,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     }
 
     sb.AppendLine("    /// </remarks>");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine(t == "TElement"
-            ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
-            : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
-    }
-
-    if (withState)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
-    }
-
-    if (result)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TResult\">The type of the body's result.</typeparam>");
-    }
-
-    for (int i = 1; i <= shape.Singles; i++)
-    {
-        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
-    }
-
-    if (shape.Dynamic)
-    {
-        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
-    }
-
-    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
-    if (withState)
-    {
-        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
-    }
-
-    if (withToken)
-    {
-        sb.AppendLine("    /// <param name=\"cancellationToken\">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>");
-    }
-
-    if (kind is Kind.Completion or Kind.CompletionAsync)
-    {
-        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
-    }
-    else if (result)
-    {
-        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>");
-    }
+    EmitParameterDocs(sb, shape, kind, withState, result, withToken);
 
     string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
     sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
@@ -499,47 +505,7 @@ void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withStat
     }
 
     sb.AppendLine("    /// </remarks>");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine(t == "TElement"
-            ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
-            : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
-    }
-
-    if (withState)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
-    }
-
-    if (result)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TResult\">The type of the body's result.</typeparam>");
-    }
-
-    for (int i = 1; i <= shape.Singles; i++)
-    {
-        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
-    }
-
-    if (shape.Dynamic)
-    {
-        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
-    }
-
-    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
-    if (withState)
-    {
-        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
-    }
-
-    if (kind is Kind.Completion or Kind.CompletionAsync)
-    {
-        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
-    }
-    else if (result)
-    {
-        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>");
-    }
+    EmitParameterDocs(sb, shape, kind, withState, result, withToken: false);
 
     string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
     sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}; nothing is added.</exception>");
