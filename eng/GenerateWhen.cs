@@ -173,23 +173,9 @@ static void EmitParameterDocs(StringBuilder sb, Shape shape, Kind kind, bool wit
     }
 }
 
-static void EmitArgumentChecks(StringBuilder sb, Shape shape)
-{
-    sb.AppendLine("    {");
-    for (int i = 1; i <= shape.Singles; i++)
-    {
-        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
-    }
-
-    if (shape.Dynamic)
-    {
-        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
-    }
-
-    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
-}
-
-void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool isStatic)
+// The parts of a spawn form's signature that the runtime's forms and a batch's share.
+static (bool Result, bool Awaitable, string Name, string Generic, string BodyType, string ReturnType, List<string> Parameters) Signature(
+    Shape shape, Kind kind, bool withState)
 {
     bool result = kind is Kind.Result or Kind.AsyncResult;
     bool awaitable = kind is not (Kind.Fire or Kind.FireAsync);
@@ -218,6 +204,30 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     {
         parameters.Add("TState state");
     }
+
+    return (result, awaitable, name, generic, bodyType, returnType, parameters);
+}
+
+static void EmitArgumentChecks(StringBuilder sb, Shape shape)
+{
+    sb.AppendLine("    {");
+    for (int i = 1; i <= shape.Singles; i++)
+    {
+        sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
+    }
+
+    if (shape.Dynamic)
+    {
+        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
+    }
+
+    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
+}
+
+void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool isStatic)
+{
+    (bool result, bool awaitable, string name, string generic, string bodyType, string returnType, List<string> parameters) =
+        Signature(shape, kind, withState);
 
     if (withToken)
     {
@@ -456,33 +466,8 @@ void EmitBatchFile(List<Shape> batchShapes)
 
 void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState)
 {
-    bool result = kind is Kind.Result or Kind.AsyncResult;
-    bool awaitable = kind is not (Kind.Fire or Kind.FireAsync);
-    string name = awaitable ? "WhenAsync" : "When";
-    var typeParams = new List<string>(shape.StateTypes);
-    if (withState)
-    {
-        typeParams.Add("TState");
-    }
-
-    if (result)
-    {
-        typeParams.Add("TResult");
-    }
-
-    string generic = typeParams.Count == 0 ? "" : $"<{string.Join(", ", typeParams)}>";
-    string bodyType = BodyType(shape, kind, withState ? "TState" : null);
-    string returnType = kind switch
-    {
-        Kind.Fire or Kind.FireAsync => "void",
-        Kind.Completion or Kind.CompletionAsync => "ValueTask",
-        _ => "ValueTask<TResult>",
-    };
-    var parameters = new List<string>(shape.CownParameters) { $"{bodyType} body" };
-    if (withState)
-    {
-        parameters.Add("TState state");
-    }
+    (bool result, bool awaitable, string name, string generic, string bodyType, string returnType, List<string> parameters) =
+        Signature(shape, kind, withState);
 
     string like = $"<c>BocRuntime.{name}</c>";
     sb.AppendLine("    /// <summary>");
