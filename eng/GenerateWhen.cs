@@ -361,34 +361,7 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     sb.AppendLine("    /// <remarks>");
     sb.AppendLine("    /// The runtime is full when it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref=\"BocRuntimeOptions.FullMode\"/> says; to wait without blocking, <c>await</c> <see cref=\"BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)\"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.");
     sb.AppendLine("    /// </remarks>");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine(t == "TElement"
-            ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
-            : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
-    }
-
-    if (withState)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
-    }
-
-    for (int i = 1; i <= shape.Singles; i++)
-    {
-        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
-    }
-
-    if (shape.Dynamic)
-    {
-        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
-    }
-
-    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
-    if (withState)
-    {
-        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
-    }
-
+    EmitParameterDocs(sb, shape, kind, withState, result: false, withToken: false);
     sb.AppendLine("    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>");
     string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
     sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
