@@ -114,8 +114,11 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
         // What a flood pays per pending behaviour (benchmarks/README.md, "Smaller pending behaviours"): spawned from one
         // thread behind a blocked cown, so the pool is soon empty and every spawn allocates its object. The bounds are
         // the measured sizes (88 and 112 bytes on x64 in Release) plus a little for the pool's own arrays.
-        var blocked = new Cown<int[]>(new int[1]);
-        var other = new Cown<int[]>(new int[1]);
+        // The cowns' state types are private to this test, so the behaviour classes measured are too: their pools hold
+        // nothing that a test running in parallel returns (with int[] cowns, a parallel test's returned objects were
+        // rented here and the Debug pass once measured 126 B for a 136 B object).
+        var blocked = new Cown<SizeProbe>(new SizeProbe());
+        var other = new Cown<OtherSizeProbe>(new OtherSizeProbe { Value = 1 });
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.ThreadPool });
         const int N = 20_000;
 
@@ -140,8 +143,8 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
             return (after - before) / (double)N;
         }
 
-        double one = BytesPerSpawn(() => runtime.When(blocked, static s => s[0]++));
-        double two = BytesPerSpawn(() => runtime.When(blocked, other, static (s, t) => s[0] += t[0]));
+        double one = BytesPerSpawn(() => runtime.When(blocked, static s => s.Value++));
+        double two = BytesPerSpawn(() => runtime.When(blocked, other, static (s, t) => s.Value += t.Value));
         output.WriteLine($"one cown: {one:F1} B, two cowns: {two:F1} B per pending behaviour");
 #if DEBUG
         // Debug builds carry the pool-safety stamps: a generation per behaviour and per slot link.
@@ -151,6 +154,16 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
 #endif
         Assert.InRange(one, oneSize - 8, oneSize + 4);
         Assert.InRange(two, twoSize - 8, twoSize + 4);
+    }
+
+    private sealed class SizeProbe
+    {
+        public int Value;
+    }
+
+    private sealed class OtherSizeProbe
+    {
+        public int Value;
     }
 
     private static void Record(List<string> seen, string expected, string actual)
