@@ -17,7 +17,7 @@ public sealed class SavinaConfig : ManualConfig
     {
         BeforeAfter.AddJobs(this, Job.Default
             .WithStrategy(RunStrategy.Monitoring)
-            .WithLaunchCount(1)
+            .WithLaunchCount(SavinaBenchmarkBase.LaunchesFromEnvironment())
             .WithWarmupCount(2)
             .WithIterationCount(SavinaBenchmarkBase.SizeFromEnvironment() == SavinaSize.Paper ? 10 : 8)
 
@@ -49,6 +49,14 @@ public abstract class SavinaBenchmarkBase
 
     public static SavinaSize SizeFromEnvironment() =>
         Enum.TryParse(Environment.GetEnvironmentVariable("SAVINA_SIZE"), ignoreCase: true, out SavinaSize size) ? size : SavinaSize.Paper;
+
+    /// <summary>
+    /// Processes per benchmark (<c>SAVINA_LAUNCHES</c>, default 1). Some rows differ between processes more than between
+    /// iterations of one process, so a single launch cannot settle them; with several, the median and the min-max
+    /// are taken over the iterations of every launch.
+    /// </summary>
+    public static int LaunchesFromEnvironment() =>
+        int.TryParse(Environment.GetEnvironmentVariable("SAVINA_LAUNCHES"), out int launches) && launches > 0 ? launches : 1;
 
     public static BocDispatcher DispatcherFromEnvironment() =>
         Enum.TryParse(Environment.GetEnvironmentVariable("BOC_DISPATCHER"), ignoreCase: true, out BocDispatcher dispatcher)
