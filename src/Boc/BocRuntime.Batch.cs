@@ -74,10 +74,11 @@ public sealed partial class BocRuntime
         }
 
         // Count every member in, then check for disposal (the Dekker pair of SpawnAdmitted); a disposed runtime counts
-        // them out again and enqueues none.
+        // them out again and enqueues none. OnSpawn first, as in SpawnAdmitted: it also says which worker counts.
+        int worker = _bocScheduler?.OnSpawn() ?? -1;
         for (int i = 0; i < count; i++)
         {
-            _pending.Spawned();
+            _pending.Spawned(worker);
         }
 
         if (Volatile.Read(ref _disposed) != 0)
@@ -92,7 +93,6 @@ public sealed partial class BocRuntime
             throw disposed;
         }
 
-        _bocScheduler?.OnSpawn();
         for (int i = 0; i < count; i++)
         {
             Behaviour member = members[i];

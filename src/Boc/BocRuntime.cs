@@ -67,7 +67,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     // Behaviours accepted but not finished: counted in before enqueuing, out after release and delivery, so "none
     // pending" means nothing is queued, running, or about to release. Striped per processor (see PendingCount).
-    private readonly PendingCount _pending = new();
+    private readonly PendingCount _pending;
     private int _disposed;
     private TaskCompletionSource? _nextQuiescence;
 
@@ -118,6 +118,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
                 throw new ArgumentOutOfRangeException(nameof(options), options.Dispatcher, "Unknown dispatcher.");
         }
 
+        _pending = new PendingCount(_bocScheduler?.WorkerCount ?? 0);
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
@@ -149,6 +150,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         Dispatcher = dispatcher;
         _bocScheduler = dispatcher as BocScheduler;
         _spawnHook = dispatcher as ISpawnHook;
+        _pending = new PendingCount(_bocScheduler?.WorkerCount ?? 0);
         Scheduler = scheduler;
         TimeProvider = timeProvider;
         _exceptionHandler = options.UnhandledExceptionHandler;
@@ -311,9 +313,15 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     private void SpawnAdmitted(Behaviour behaviour)
     {
-        // Count first, then check for disposal: with both accesses fenced, either this spawn sees the flag, or the
-        // disposer's wait sees the count (a Dekker pair), so a drain can never miss an accepted behaviour.
-        _pending.Spawned();
+        // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
+        // scheduler move that one where an idle worker can take it (BocScheduler.OnSpawn). It also says which of the
+        // scheduler's workers this is (-1 if none), for the count below.
+        int worker = _bocScheduler?.OnSpawn() ?? -1;
+
+        // Count first, then check for disposal: either this spawn sees the flag, or the disposer's wait sees the count
+        // (a Dekker pair, fenced on both sides, or by the disposer alone for a worker's plain count: PendingCount), so
+        // a drain can never miss an accepted behaviour.
+        _pending.Spawned(worker);
         if (Volatile.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
@@ -322,10 +330,6 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             behaviour.Discard();
             ObjectDisposedException.ThrowIf(true, this);
         }
-
-        // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
-        // scheduler move that one where an idle worker can take it (BocScheduler.OnSpawn).
-        _bocScheduler?.OnSpawn();
 
         // Observability (Diagnostics/BocMetrics.cs, BocTracing.cs): one cheap check each while nobody listens.
         if (BocMetrics.Spawned.Enabled)
@@ -363,7 +367,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
         // Only while someone waits does a completion look at the other stripes (PendingCount explains why no
         // quiescent moment is missed this way).
-        if (_pending.Finished() && _pending.IsQuiescent())
+        if (_pending.Finished(_bocScheduler?.CurrentWorkerIndex ?? -1) && _pending.IsQuiescent())
         {
             SignalQuiescence();
         }
@@ -428,6 +432,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
         ThrowIfInOwnBody("dispose");
         Interlocked.Exchange(ref _disposed, 1);
+
+        // The disposer's half of the spawn's Dekker pair: a worker counts a spawn in with a plain store (PendingCount).
+        global::Boc.PendingCount.FenceWorkers();
     }
 
     /// <summary>

@@ -15,7 +15,8 @@ namespace Boc;
 //   * Worker.Next - the next slot. Filled only by its owner (Dispatch on a worker: a behaviour made ready there runs
 //     next there, cache-warm). Emptied by the owner (NextItem; or OnSpawn, which moves it to the queue when the
 //     item that filled it spawns again, so is not about to finish) or, when the owner looks blocked, by a parked
-//     peer (TakeStuckWork). Every access is an Interlocked.Exchange, so an item in the slot is taken exactly once.
+//     peer (TakeStuckWork). Every take is an Interlocked.Exchange, so an item in the slot is taken exactly once; the
+//     owner fills an empty slot with a release store (nobody else writes a non-null value, so it cannot race a fill).
 //   * Worker.Queue - a bounded ring (Scheduling/RunQueue.cs). Pushed only by its owner; taken by anyone by CAS on its
 //     head, one item (TryTake) or half the queue at once (StealHalfInto, into the thief's own empty queue). Its
 //     argument (why a consumer may read a slot before claiming it, and the release/acquire pairs) is in that file.
@@ -228,9 +229,18 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         Worker? worker = t_worker;
         if (worker is not null && worker.Scheduler == this && !_stopping)
         {
-            // Ready on this worker: run it next, here. A behaviour already waiting in the slot moves to the queue,
-            // where other workers can steal it, so wake one if any sleeps. Exchange, not a plain store: an idle worker
-            // may take the slot's item when this worker looks blocked (TakeStuckWork).
+            // Ready on this worker: run it next, here. Only the owner fills the slot; other threads only empty it
+            // (TakeStuckWork, by Exchange). So a slot seen empty here stays empty until this store, and a release store
+            // fills it without a locked instruction (a chain spawns once per item, so this is one atomic fewer per
+            // item); it publishes the behaviour to whichever thread later takes it by Exchange.
+            if (Volatile.Read(ref worker.Next) is null)
+            {
+                Volatile.Write(ref worker.Next, behaviour);
+                return;
+            }
+
+            // A behaviour already waiting in the slot moves to the queue, where other workers can steal it, so wake one
+            // if any sleeps. Exchange, not a plain store: an idle worker may be taking that item as stuck work.
             object? displaced = Interlocked.Exchange(ref worker.Next, behaviour);
             if (displaced is not null)
             {
@@ -257,21 +267,30 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// wake-up. Nothing but the owner fills the slot, and the owner takes it (empty) before each item it runs, so a
     /// full slot here was filled by the running item.
     /// </remarks>
-    internal void OnSpawn()
+    /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="CurrentWorkerIndex"/>).</returns>
+    internal int OnSpawn()
     {
         Worker? worker = t_worker;
-        if (worker is null || worker.Scheduler != this || Volatile.Read(ref worker.Next) is null)
+        if (worker is null || worker.Scheduler != this)
         {
-            return;
+            return -1;
         }
 
         // Exchange: a parked peer may be taking the same item as stuck work.
-        if (Interlocked.Exchange(ref worker.Next, null) is { } waiting)
+        if (Volatile.Read(ref worker.Next) is not null && Interlocked.Exchange(ref worker.Next, null) is { } waiting)
         {
             PushLocal(worker, waiting);
             WakeOne();
         }
+
+        return worker.Index;
     }
+
+    /// <summary>
+    /// Gets the calling thread's index among this scheduler's workers (0 to <see cref="WorkerCount"/> - 1), or -1 if it
+    /// is not one of them (the runtime counts pending behaviours per worker: <c>PendingCount</c>).
+    /// </summary>
+    internal int CurrentWorkerIndex => t_worker is { } worker && worker.Scheduler == this ? worker.Index : -1;
 
     /// <inheritdoc/>
     protected override void QueueTask(Task task)

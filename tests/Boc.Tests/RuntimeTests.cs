@@ -120,9 +120,9 @@ public sealed class RuntimeTests
     [InlineData(22, BocDispatcher.ThreadPool)]
     public async Task Quiescence_RepeatedRoundsWithSpawnsFromManyThreads_NeverEarlyNeverMissed(int seed, BocDispatcher dispatcher)
     {
-        // The pending count is striped per processor and a waiter is woken by whichever finisher sees the last
-        // completion. Each round spawns from two threads and from bodies (so behaviours are counted in and out on
-        // different stripes), with two waiters racing the finishers. An early signal leaves behaviours unfinished at
+        // The pending count is kept per BocScheduler worker (plain stores) and per processor stripe (interlocked), and a
+        // waiter is woken by whichever finisher sees the last completion. Each round spawns from two threads and from
+        // bodies (so behaviours are counted in and out on different lines), with two waiters racing the finishers. An early signal leaves behaviours unfinished at
         // the wait; a missed one never completes the wait (the guard fails the test).
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
         var random = new Random(seed);
