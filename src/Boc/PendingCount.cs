@@ -5,7 +5,7 @@ namespace Boc;
 
 /// <summary>
 /// How many behaviours a runtime has accepted and how many have finished, kept so that neither a spawn nor a completion
-/// writes a cache line that every core writes: each processor counts on a stripe of its own.
+/// writes a cache line that every core writes: each scheduler worker, and otherwise each processor, counts on a line of its own.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -56,11 +56,11 @@ namespace Boc;
 /// </remarks>
 internal sealed class PendingCount
 {
+    // The processor stripes first (interlocked, any thread), then one line per worker of the runtime's BocScheduler,
+    // written only by that worker (no interlocked operation). One array, so that Read sums every line in one pass.
     private readonly Stripe[] _stripes;
-
-    // One line per worker of the runtime's BocScheduler, written only by that worker (no interlocked operation).
-    private readonly Stripe[] _workers;
     private readonly int _mask;
+    private readonly int _workerCount;
 
     // 1 while a quiescence waiter is registered. Read by every completion, written rarely: its own line.
     private PaddedCounter _waiting;
@@ -69,9 +69,9 @@ internal sealed class PendingCount
     public PendingCount(int workers)
     {
         int count = (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(1, Environment.ProcessorCount));
-        _stripes = new Stripe[count];
+        _stripes = new Stripe[count + workers];
         _mask = count - 1;
-        _workers = new Stripe[workers];
+        _workerCount = workers;
     }
 
     /// <summary>Gets whether a quiescence waiter is registered (see the remarks).</summary>
@@ -85,12 +85,11 @@ internal sealed class PendingCount
     /// </summary>
     public void Spawned(int worker)
     {
-        Stripe[] workers = _workers;
-        if ((uint)worker < (uint)workers.Length)
+        if ((uint)worker < (uint)_workerCount)
         {
             // Single writer: only worker `worker` writes this line. A release store, so that whoever sees a count of
             // finished behaviours that includes this one also sees it counted in (the remarks' "spawned before finished").
-            ref long spawned = ref workers[worker].Spawned;
+            ref long spawned = ref _stripes[_mask + 1 + worker].Spawned;
             Volatile.Write(ref spawned, spawned + 1);
             return;
         }
@@ -104,10 +103,9 @@ internal sealed class PendingCount
     /// </summary>
     public bool Finished(int worker)
     {
-        Stripe[] workers = _workers;
-        if ((uint)worker < (uint)workers.Length)
+        if ((uint)worker < (uint)_workerCount)
         {
-            ref long finished = ref workers[worker].Finished;
+            ref long finished = ref _stripes[_mask + 1 + worker].Finished;
             Volatile.Write(ref finished, finished + 1);
             if (Volatile.Read(ref _waiting.Value) == 0)
             {
@@ -172,18 +170,8 @@ internal sealed class PendingCount
             finished += Volatile.Read(ref stripe.Finished);
         }
 
-        foreach (ref Stripe stripe in _workers.AsSpan())
-        {
-            finished += Volatile.Read(ref stripe.Finished);
-        }
-
         long spawned = 0;
         foreach (ref Stripe stripe in _stripes.AsSpan())
-        {
-            spawned += Volatile.Read(ref stripe.Spawned);
-        }
-
-        foreach (ref Stripe stripe in _workers.AsSpan())
         {
             spawned += Volatile.Read(ref stripe.Spawned);
         }
