@@ -187,6 +187,58 @@ namespace Boc;
 //   * One-cown members take the general path (countdown with the extra unit, phase 2), not EnqueueOne: a pre-linked
 //     successor may be reached before the batch's spawner is done, and the extra unit is what keeps it from running.
 //
+// Appending (BocRuntime.SpawnOne; AppendableActionBehaviour). A flood (one body spawning thousands of one-cown
+// behaviours on a cown that is still busy with the earlier ones) would pay a whole behaviour per message: an object
+// written on the spawner's core and read, written and recycled on the runner's, two or three cache-line transfers
+// and a dispatch each. So a one-cown write spawned from a plain fire-and-forget `When` may instead be *appended* to
+// the behaviour at its cown's tail, if that behaviour is of the same class, on the same runtime, and has not started:
+// its body is stored in that behaviour's list of appended bodies (up to MaxAppended), and the tail behaviour runs
+// them, in append order, right after its own body and before it releases the cown. A message then costs one
+// uncontended CAS and a 16-byte entry, and the runner reads several entries per cache line, as a mailbox does.
+//   The append word (AppendableActionBehaviour's _appendState, one long): Open | Writing | count of appended bodies,
+// and a generation in the high 32 bits.
+//   * Opening. EnqueueOne opens the word (new generation, count 0, Open) right after its Exchange on Cown.Last, so
+//     the word is open only while the behaviour is queued and has not started: never before it is at the tail (an
+//     append to a behaviour not yet enqueued would run the appended body at a place in the queue decided later, after
+//     spawns that returned before it), and before anything can run it (the link comes after). It opens only if the
+//     Exchange found a predecessor: a behaviour that found its queue empty is dispatched at once, leaving no time worth
+//     appending in, and its run then closes nothing (a chain, each body spawning the next message, pays no CAS).
+//   * Appending (TryClaimAppend, then ReleaseAppend). The appender read Cown.Last and found the behaviour. It reads
+//     the word: Open, not Writing, below MaxAppended, else it spawns normally. It checks that the behaviour's cown and
+//     runtime are its own. Then one CAS sets Writing on exactly the word it read; it writes the entry; and a release
+//     store publishes count + 1 and clears Writing. The generation makes the CAS fail if the behaviour ran, went back
+//     to the pool and was reused meanwhile (its word now carries another generation), so everything read between the
+//     word and the CAS belongs to the life that was open; and while Writing is set, the runner cannot close the word,
+//     so the object cannot finish and be reused under the entry being written.
+//   * Closing (CloseAppends). Run closes the word before the body starts: it waits while Writing is set, then one CAS
+//     clears Open. The count it read is final: every appended body was written before its count was published, and
+//     no append can succeed after the close. They run after the behaviour's own body, in index order; each failure is
+//     kept and reported after the release, as a fire-and-forget failure is. Each appended body counts as a spawned
+//     and a finished behaviour (pending count, bound, metrics), so quiescence and backpressure see each one.
+// Why appending keeps the protocol's guarantees:
+//   * Order. An appended body runs exactly where the tail behaviour is in its cown's queue: after everything queued
+//     before the tail, and before everything queued after it (the tail releases only after its appended bodies). An
+//     append succeeds only if its spawner read Cown.Last and found the tail, and the CAS finds the tail still open. A
+//     spawn X that happens-before the append made its Exchange before the appender's read of Last, so the appender
+//     would have found X or a later tail, not this one; so X is queued ahead of the tail, and runs first. A spawn that
+//     the append happens-before comes after the CAS, so it is queued after the tail, or appended after this entry:
+//     it runs later. A spawn concurrent with the append (an Exchange between the appender's read and its CAS) may
+//     end up behind the appended body: with no happens-before between them, either order is allowed, and the appended
+//     body names only this cown, so no other queue has to agree with this one.
+//   * Atomicity and exclusivity. The appended bodies run inside the tail behaviour's run, which holds the cown
+//     exclusively (appending is for writes only: a read spawn never appends, and a reader is never a tail to append to).
+//   * Nothing lost, nothing twice. An entry is published under Writing with the word Open; the runner's close waits
+//     for Writing to clear, so it reads a count that includes every published entry and no unpublished one, and runs
+//     each once. A failed claim (word closed, full, Writing, or of another generation) writes nothing; the spawn then
+//     enqueues a behaviour of its own.
+//   * Deadlock freedom. The only wait is the runner's for an appender that holds Writing, which writes one entry and
+//     releases it without waiting for anything.
+//   * Bounds. A behaviour runs at most 1 + MaxAppended bodies, so the scheduler's latency bounds (counted in items, one
+//     behaviour per item) stretch by that factor at most, and only for floods: a chain (each body spawning the next
+//     on its own cown) never appends, since the tail it finds is its own behaviour, which is running and closed.
+//   * Not under the controlled runtime of Boc.Testing (a spawn hook): there, every spawn is a scheduling point of its
+//     own. Not while the start-delay histogram or behaviour tracing is on: those are per behaviour.
+//
 // Why it is correct:
 //   * Ordered. Each cown's queue is in Exchange order. If b1 and b2 share a cown and b1 was spawned first, b1's
 //     Exchange on that cown came first (both Exchanges happen inside When, before it returns), so b1's request is
@@ -212,6 +264,9 @@ namespace Boc;
 //   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
 //     at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or by
 //     GrantWrite itself when its CAS loses to a leaving reader and it looks again).
+//   * appenders ("Appending"): an appender writes to a behaviour only while it holds the Writing bit of an open word,
+//     and the runner closes the word (waiting for Writing to clear) before the body starts, so before Finish; what an
+//     appender reads before its CAS may belong to a later life, but then the generation makes the CAS fail.
 // So after Finish has passed on or left every slot, nothing points at the behaviour. A spawn refused after renting (a
 // runtime disposed between admission and Enqueue) returns its behaviour before Enqueue, while its awaitable is still a
 // local of the spawning method that is never handed out: nothing has pointed at it (Discard). A behaviour awaited through a
@@ -562,6 +617,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
         if (previous is not null)
         {
+            // At the tail of a busy queue, and nothing can run it before the link below: an appendable behaviour opens
+            // for appends now ("Appending"); for every other class this does nothing.
+            OpenAppends();
+
             // Wait for the predecessor to be Scheduled before we say we are ("One cown" above), then link. From the link
             // on the predecessor may give us the turn and we may run: the spawner must not touch the behaviour again.
             ref Slot previousSlot = ref WaitUntilScheduled(previous, cown);
@@ -919,6 +978,108 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+    // Appending ("Appending" in the protocol comment). The word lives in the appendable class (its _appendState), so that
+    // no other behaviour pays for it; every step on it is here.
+    // ---------------------------------------------------------------------------------------------------------------
+
+    /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
+    internal const int MaxAppended = 31;
+
+    private const long AppendCountMask = 0xFF;
+    private const long AppendOpen = 1 << 8;
+    private const long AppendWriting = 1 << 9;
+    private const long AppendGenerationMask = unchecked((long)0xFFFF_FFFF_0000_0000);
+    private const long AppendGenerationUnit = 1L << 32;
+
+    /// <summary>
+    /// EnqueueOne, right after its Exchange made this behaviour the tail of a busy queue: an appendable class with a
+    /// write request opens its word for this life (<see cref="OpenAppends(ref long)"/>); the base does nothing. (A
+    /// virtual call rather than a flag: a flag would cost every behaviour eight bytes, and this runs only on a spawn
+    /// behind a predecessor.)
+    /// </summary>
+    protected virtual void OpenAppends()
+    {
+    }
+
+    /// <summary>Gets whether the one request of a one-cown behaviour only reads (a reader never takes appended bodies).</summary>
+    protected bool OnlyRequestReads => _first.IsRead;
+
+    /// <summary>Opens <paramref name="word"/>, an appendable behaviour's, for this life (see <see cref="OpenAppends()"/>).</summary>
+    protected static void OpenAppends(ref long word)
+    {
+        // Plain read: the last life closed the word (or it is fresh, 0), and an appender only CASes an open word, so no
+        // other thread writes it now. The release store publishes the open word after everything Init wrote (an
+        // appender checks the cown and the runtime after reading it). A new generation, so that an appender still
+        // holding a word of an earlier life fails its CAS.
+        Volatile.Write(ref word, ((word & AppendGenerationMask) + AppendGenerationUnit) | AppendOpen);
+    }
+
+    /// <summary>
+    /// Claims the right to append to this behaviour, found at <paramref name="cown"/>'s tail by a spawn on
+    /// <paramref name="runtime"/>. On success the word is held Writing: the caller must end with <see cref="ReleaseAppend"/>,
+    /// promptly (the runner waits for it). <paramref name="claimed"/> is the word as it was claimed.
+    /// </summary>
+    protected bool TryClaimAppend(ref long word, BocRuntime runtime, Cown cown, out long claimed)
+    {
+        long seen = Volatile.Read(ref word);
+        claimed = seen;
+        if ((seen & (AppendOpen | AppendWriting)) != AppendOpen || (seen & AppendCountMask) >= MaxAppended)
+        {
+            return false;
+        }
+
+        // Read after the word: if the CAS below finds the same word (same generation), these belong to the life that
+        // was open, queued on its cown's queue, and not started.
+        if (!ReferenceEquals(_first.Target, cown) || !ReferenceEquals(_runtime, runtime))
+        {
+            return false;
+        }
+
+        // Full fence: the runner's close cannot pass it, and the entry written next cannot be seen before it.
+        return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
+    }
+
+    /// <summary>Gets how many bodies <paramref name="word"/> says are appended, if it is open (for the queue dump).</summary>
+    protected static int OpenAppendedCount(long word) => (word & AppendOpen) != 0 ? (int)(word & AppendCountMask) : 0;
+
+    /// <summary>Gets the index of the body that a claim returned by <see cref="TryClaimAppend"/> may write.</summary>
+    internal static int AppendIndex(long claimed) => (int)(claimed & AppendCountMask);
+
+    /// <summary>
+    /// Ends a claim: publishes the body written at <see cref="AppendIndex"/> (count + 1) if <paramref name="published"/>,
+    /// and lets the runner close the word. A release store: the runner that reads the new count sees the body.
+    /// </summary>
+    protected static void ReleaseAppend(ref long word, long claimed, bool published) => Volatile.Write(ref word, published ? claimed + 1 : claimed);
+
+    /// <summary>
+    /// Run, before the body: closes the word, and returns how many bodies were appended (0 without a CAS when it was
+    /// never opened in this life). After the close no append succeeds, so the count is final.
+    /// </summary>
+    protected static int CloseAppends(ref long word)
+    {
+        long seen = Volatile.Read(ref word);
+        if ((seen & AppendOpen) == 0)
+        {
+            // Not opened in this life (EnqueueOne found the queue empty): nobody can claim it.
+            return 0;
+        }
+
+        var spin = default(SpinWait);
+        while (true)
+        {
+            if ((seen & AppendWriting) == 0 && Interlocked.CompareExchange(ref word, seen & ~AppendOpen, seen) == seen)
+            {
+                return (int)(seen & AppendCountMask);
+            }
+
+            // An appender is writing its body (or one claimed between our read and the CAS): it ends its claim without
+            // waiting for anything, so this wait is short unless it was preempted.
+            spin.SpinOnce(LongWaitSleepThreshold);
+            seen = Volatile.Read(ref word);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
     // Run and complete
     // ---------------------------------------------------------------------------------------------------------------
 
@@ -987,6 +1148,37 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         /// <summary>The current spawn's cancellation; cleared when the behaviour returns to its pool.</summary>
         internal CancellationRequest? Cancellation;
+
+        /// <summary>An appendable behaviour's appended bodies (an array of its entry type), created on the first append.</summary>
+        internal object? Appended;
+
+        /// <summary>Failures of appended bodies, kept to be reported after the release; cleared when reported.</summary>
+        internal List<Exception>? AppendedFailures;
+    }
+
+    /// <summary>
+    /// Gets or sets the array of appended bodies of an appendable class (see "Appending"). Set only by an
+    /// appender holding the word's Writing bit, read only by the runner after it closed the word: the word orders both.
+    /// </summary>
+    protected object? AppendedBodies
+    {
+        get => _extras?.Appended;
+        set => (_extras ??= new BehaviourExtras()).Appended = value;
+    }
+
+    /// <summary>Keeps a failure of an appended body, to be reported after the release (runner only).</summary>
+    protected void KeepAppendedFailure(Exception error) => ((_extras ??= new BehaviourExtras()).AppendedFailures ??= []).Add(error);
+
+    /// <summary>Takes the kept failures of appended bodies, if any (after the release).</summary>
+    protected List<Exception>? TakeAppendedFailures()
+    {
+        if (_extras?.AppendedFailures is not { } failures)
+        {
+            return null;
+        }
+
+        _extras.AppendedFailures = null;
+        return failures;
     }
 
     /// <summary>Finishes a behaviour when its body's task completes; one per pooled object, reused.</summary>

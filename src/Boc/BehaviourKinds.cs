@@ -10,7 +10,7 @@ internal abstract class FireAndForgetBehaviour : Behaviour
 {
     internal sealed override void Abandon(Exception reason) => Recycle();
 
-    protected sealed override bool Deliver(Exception? error, Task? bodyTask)
+    protected override bool Deliver(Exception? error, Task? bodyTask)
     {
         if (error is not null)
         {

@@ -239,10 +239,13 @@ public sealed partial class BocRuntime
         return false;
     }
 
-    /// <summary>A bounded runtime's completion (and a refused spawn's undo): one out, then wake waiters if any.</summary>
-    private void ReleaseAdmission()
+    /// <summary>
+    /// A bounded runtime's completion of <paramref name="count"/> behaviours (and a refused spawn's undo): counted out,
+    /// then waiters woken if any.
+    /// </summary>
+    private void ReleaseAdmission(int count = 1)
     {
-        Interlocked.Decrement(ref _admitted.Value);
+        Interlocked.Add(ref _admitted.Value, -count);
         if (Volatile.Read(ref _roomWaiting.Value) != 0)
         {
             SignalRoom();

@@ -357,17 +357,18 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         }
     }
 
-    internal void OnBehaviourFinished()
+    /// <summary>Counts <paramref name="count"/> behaviours (one by default, or a behaviour's appended bodies) out.</summary>
+    internal void OnBehaviourFinished(int count = 1)
     {
         // Before the quiescence count: whoever sees the runtime quiescent then sees the exact count at zero too.
         if (_maxPending != 0)
         {
-            ReleaseAdmission();
+            ReleaseAdmission(count);
         }
 
         // Only while someone waits does a completion look at the other stripes (PendingCount explains why no
         // quiescent moment is missed this way).
-        if (_pending.Finished(_bocScheduler?.CurrentWorkerIndex ?? -1) && _pending.IsQuiescent())
+        if (_pending.Finished(_bocScheduler?.CurrentWorkerIndex ?? -1, count) && _pending.IsQuiescent())
         {
             SignalQuiescence();
         }

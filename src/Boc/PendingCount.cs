@@ -98,15 +98,15 @@ internal sealed class PendingCount
     }
 
     /// <summary>
-    /// Counts one finished behaviour (<paramref name="worker"/> as for <see cref="Spawned"/>); returns whether a waiter is
+    /// Counts <paramref name="count"/> finished behaviours (<paramref name="worker"/> as for <see cref="Spawned"/>); returns whether a waiter is
     /// registered, in which case the count is fenced before the caller checks <see cref="IsQuiescent"/>.
     /// </summary>
-    public bool Finished(int worker)
+    public bool Finished(int worker, int count = 1)
     {
         if ((uint)worker < (uint)_workerCount)
         {
             ref long finished = ref _stripes[_mask + 1 + worker].Finished;
-            Volatile.Write(ref finished, finished + 1);
+            Volatile.Write(ref finished, finished + count);
             if (Volatile.Read(ref _waiting.Value) == 0)
             {
                 // Nobody waits: done, with no locked instruction. A waiter that registers meanwhile sees this count, or
@@ -121,7 +121,7 @@ internal sealed class PendingCount
             return true;
         }
 
-        Interlocked.Increment(ref _stripes[Thread.GetCurrentProcessorId() & _mask].Finished);
+        Interlocked.Add(ref _stripes[Thread.GetCurrentProcessorId() & _mask].Finished, count);
         return Volatile.Read(ref _waiting.Value) != 0;
     }
 

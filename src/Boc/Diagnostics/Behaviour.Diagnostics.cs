@@ -234,7 +234,18 @@ internal abstract partial class Behaviour
             Slot slot = slots[i];
             text.Append(slot.Target?.ToString() ?? "?").Append(slot.IsRead ? " (read)" : " (write)");
         }
+
+        if (QueuedAppendedCount is > 0 and int appended)
+        {
+            text.Append(", +").Append(appended).Append(appended == 1 ? " appended body" : " appended bodies");
+        }
     }
+
+    /// <summary>
+    /// Gets how many bodies are appended to this behaviour while it still takes more (queued, not started), for the
+    /// queue dump; 0 otherwise, and for classes that take none. Racy, like the rest of the dump.
+    /// </summary>
+    private protected virtual int QueuedAppendedCount => 0;
 
     /// <summary>
     /// Copies of the slots, for diagnostics that read a behaviour another thread may be changing: the layout and the

@@ -65,16 +65,19 @@ internal static class BocMetrics
     internal static readonly ObservableGauge<long> Workers = Meter.CreateObservableGauge(
         "boc.scheduler.workers", ObserveWorkers, "{worker}", "BocScheduler worker threads.");
 
-    /// <summary>Adds one to <paramref name="counter"/>, tagged with the runtime's name if it has one; the caller checked Enabled.</summary>
-    internal static void Add(Counter<long> counter, string? runtimeName)
+    /// <summary>
+    /// Adds <paramref name="delta"/> (one by default) to <paramref name="counter"/>, tagged with the runtime's name if it
+    /// has one; the caller checked Enabled.
+    /// </summary>
+    internal static void Add(Counter<long> counter, string? runtimeName, long delta = 1)
     {
         if (runtimeName is null)
         {
-            counter.Add(1);
+            counter.Add(delta);
         }
         else
         {
-            counter.Add(1, new KeyValuePair<string, object?>(RuntimeTag, runtimeName));
+            counter.Add(delta, new KeyValuePair<string, object?>(RuntimeTag, runtimeName));
         }
     }
 

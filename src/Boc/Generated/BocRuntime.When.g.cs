@@ -609,9 +609,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
-        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
-        SpawnAdmitted(behaviour);
+        SpawnOne(c1, static (x1, f) => f(x1), body);
     }
 
     /// <summary>
@@ -635,9 +633,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnOne(c1, body, state);
     }
 
     /// <summary>
@@ -1175,9 +1171,7 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<ActionBehaviour<T1, Action<T1>>>.Rent();
-        behaviour.Init(this, c1, static (x1, f) => f(x1), body);
-        SpawnAdmitted(behaviour);
+        SpawnOne(c1, static (x1, f) => f(x1), body);
         return true;
     }
 
@@ -1205,9 +1199,7 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, TState> behaviour = BehaviourPool<ActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnOne(c1, body, state);
         return true;
     }
 

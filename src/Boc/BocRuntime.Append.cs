@@ -1,0 +1,86 @@
+using Boc.Diagnostics;
+
+namespace Boc;
+
+// The spawn side of appending ("Appending" in Behaviour.cs): a one-cown write from a plain fire-and-forget When may
+// ride in the behaviour at its cown's tail instead of enqueuing a behaviour of its own.
+public sealed partial class BocRuntime
+{
+    /// <summary>
+    /// The one-cown, synchronous, fire-and-forget spawn (<c>When(c1, body)</c> and <c>When(c1, body, state)</c>, and
+    /// their <c>TryWhen</c> forms), already admitted: appended to the behaviour at the cown's tail if it can take it,
+    /// else enqueued as a behaviour of its own.
+    /// </summary>
+    internal void SpawnOne<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+        where T1 : class
+    {
+        Cown cown = c1.Cown;
+        if (Volatile.Read(ref cown.Last) is AppendableActionBehaviour<T1, TState> tail && !c1.IsReadOnly && AppendsAllowed
+            && TryAppend(tail, cown, body, state))
+        {
+            return;
+        }
+
+        AppendableActionBehaviour<T1, TState> behaviour = BehaviourPool<AppendableActionBehaviour<T1, TState>>.Rent();
+        behaviour.Init(this, c1, body, state);
+        SpawnAdmitted(behaviour);
+    }
+
+    /// <summary>
+    /// Whether a spawn may be appended now: never under a spawn hook (Boc.Testing's controlled runtime makes every spawn
+    /// a scheduling point), nor while spawns are stamped for the start-delay histogram or traced (both per behaviour).
+    /// </summary>
+    private bool AppendsAllowed =>
+        _spawnHook is null && !BocMetrics.StartDelay.Enabled && !(_traceBehaviours && BocTracing.Source.HasListeners());
+
+    /// <summary>
+    /// Appends the spawn to <paramref name="tail"/>, found at <paramref name="cown"/>'s tail; false (having done nothing)
+    /// if it cannot take it. Counted in as a behaviour of its own, between the claim and the publication, so that its
+    /// run can never be counted out before it was counted in.
+    /// </summary>
+    private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, Action<T1, TState> body, TState state)
+        where T1 : class
+    {
+        // Before the claim (the runner waits while it is held): this may move the worker's next behaviour to its queue
+        // and wake a peer (SpawnAdmitted explains why).
+        int worker = _bocScheduler?.OnSpawn() ?? -1;
+        if (!tail.TryClaimAppend(this, cown, out long claimed))
+        {
+            return false;
+        }
+
+        // The Dekker pair with disposal, as in SpawnAdmitted.
+        _pending.Spawned(worker);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            tail.ReleaseAppend(claimed, published: false);
+            OnBehaviourFinished();
+            ObjectDisposedException.ThrowIf(true, this);
+        }
+
+        tail.WriteAppended(claimed, body, state);
+        tail.ReleaseAppend(claimed, published: true);
+        if (BocMetrics.Spawned.Enabled)
+        {
+            BocMetrics.Add(BocMetrics.Spawned, Name);
+        }
+
+        return true;
+    }
+
+    /// <summary>The runner of a behaviour ran <paramref name="count"/> appended bodies, <paramref name="failed"/> of which threw.</summary>
+    internal void OnAppendedFinished(int count, int failed)
+    {
+        if (BocMetrics.Completed.Enabled && count > failed)
+        {
+            BocMetrics.Add(BocMetrics.Completed, Name, count - failed);
+        }
+
+        if (BocMetrics.Faulted.Enabled && failed > 0)
+        {
+            BocMetrics.Add(BocMetrics.Faulted, Name, failed);
+        }
+
+        OnBehaviourFinished(count);
+    }
+}

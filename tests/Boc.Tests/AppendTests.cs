@@ -1,0 +1,336 @@
+using System.Collections.Concurrent;
+using Xunit.Abstractions;
+
+namespace Boc.Tests;
+
+/// <summary>
+/// Appending ("Appending" in <c>Behaviour.cs</c>): a one-cown write spawned with a plain fire-and-forget <c>When</c> on a
+/// busy cown rides in the behaviour at the cown's tail. Checked: that it happens where it should (and only there), that
+/// every appended body runs exactly once, in spawn order, exclusively, with failures reported one by one, that
+/// quiescence and disposal count each appended body, and, under a seeded race of spawner threads and spawning bodies,
+/// the oracle's exclusivity and order.
+/// </summary>
+public sealed class AppendTests(ITestOutputHelper output)
+{
+    public static TheoryData<BocDispatcher> Dispatchers => new() { BocDispatcher.BocScheduler, BocDispatcher.ThreadPool };
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task AFloodBehindABusyCown_IsAppendedToTheTail_AndRunsOnceEachInSpawnOrder(BocDispatcher dispatcher)
+    {
+        // One spawner, the cown held by a body that waits: every spawn finds the queue busy. The first spawn behind the
+        // holder enqueues a behaviour; the next MaxAppended ride in it; and so on. So the queue holds exactly
+        // ceil(N / (1 + MaxAppended)) behaviours, and the bodies run in spawn order.
+        const int N = 1_000;
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var log = new Cown<List<int>>([]);
+        using var spawned = new ManualResetEventSlim();
+        string dump = "";
+        runtime.When(log, _ =>
+        {
+            spawned.Wait();
+            dump = log.DescribeQueue(limit: N + 2);
+        });
+
+        for (int i = 0; i < N; i++)
+        {
+            int index = i;
+            runtime.When(log, l => l.Add(index));
+        }
+
+        spawned.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        List<int> order = await runtime.WhenAsync(log, l => l.ToList()).Guard();
+        Assert.Equal(Enumerable.Range(0, N), order);
+
+        // The dump's lines after the holder: "  k: waiting (1 to go) on <cown> (write), +31 appended bodies".
+        string[] queued = dump.Split('\n').Skip(2).Where(l => l.Contains("waiting", StringComparison.Ordinal)).ToArray();
+        int bodies = queued.Sum(l => 1 + AppendedIn(l));
+        output.WriteLine($"{queued.Length} behaviours queued for {N} spawns");
+        Assert.True(bodies == N, $"the queue holds {bodies} bodies for {N} spawns:\n{dump}");
+        int expected = (N + Behaviour.MaxAppended) / (1 + Behaviour.MaxAppended);
+        Assert.True(queued.Length == expected, $"{queued.Length} behaviours queued, expected {expected}:\n{dump}");
+    }
+
+    [Fact]
+    public async Task OnlyPlainOneCownWrites_AreAppended()
+    {
+        // Behind a held cown: reads, two-cown writes, awaited and asynchronous spawns each enqueue a behaviour of their
+        // own (none is appendable), and a write spawned behind one of them starts a new behaviour rather than riding in it.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions());
+        var a = new Cown<int[]>(new int[1]);
+        var b = new Cown<int[]>(new int[1]);
+        using var spawned = new ManualResetEventSlim();
+        string dump = "";
+        runtime.When(a, _ =>
+        {
+            spawned.Wait();
+            dump = a.DescribeQueue();
+        });
+
+        runtime.When(Cown.Read(a), _ => { });
+        runtime.When(Cown.Read(a), _ => { });
+        runtime.When(a, b, (x, _) => x[0]++);
+        Task<int> awaited = runtime.WhenAsync(a, x => x[0]++).AsTask();
+        runtime.When(a, async x => { await Task.Yield(); x[0]++; });
+        runtime.When(a, x => x[0]++);
+        runtime.When(a, x => x[0]++);
+        spawned.Set();
+        await awaited.Guard();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(5, await runtime.WhenAsync(a, x => x[0]).Guard());
+
+        string[] queued = dump.Split('\n').Skip(2).ToArray();
+        output.WriteLine(dump);
+        Assert.Equal(6, queued.Length);
+        Assert.Equal([0, 0, 0, 0, 0, 1], queued.Select(AppendedIn));
+    }
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task FailingAppendedBodies_AreReportedOnceEach_AndTheOthersStillRun(BocDispatcher dispatcher)
+    {
+        const int N = 500;
+        var reported = new ConcurrentQueue<Exception>();
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, UnhandledExceptionHandler = reported.Enqueue });
+        var log = new Cown<List<int>>([]);
+        using var spawned = new ManualResetEventSlim();
+        runtime.When(log, _ => spawned.Wait());
+        for (int i = 0; i < N; i++)
+        {
+            int index = i;
+            runtime.When(log, l =>
+            {
+                l.Add(index);
+                if (index % 7 == 3)
+                {
+                    throw new InvalidOperationException($"planned {index}");
+                }
+            });
+        }
+
+        spawned.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(Enumerable.Range(0, N), await runtime.WhenAsync(log, l => l.ToList()).Guard());
+        string[] expected = Enumerable.Range(0, N).Where(i => i % 7 == 3).Select(i => $"planned {i}").ToArray();
+        Assert.Equal(expected, reported.Select(e => e.Message).OrderBy(m => int.Parse(m["planned ".Length..], System.Globalization.CultureInfo.InvariantCulture)));
+        Assert.All(reported, e => Assert.Equal($"{log} (write)", e.Data[BocRuntime.FailedCownsDataKey]));
+    }
+
+    public static TheoryData<int, int, BocDispatcher> Races() => new()
+    {
+        // seed, cowns, dispatcher
+        { 21, 1, BocDispatcher.BocScheduler },
+        { 22, 3, BocDispatcher.BocScheduler },
+        { 23, 1, BocDispatcher.ThreadPool },
+        { 24, 3, BocDispatcher.ThreadPool },
+    };
+
+    [Theory]
+    [MemberData(nameof(Races))]
+    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher)
+    {
+        // Three outside threads and the bodies of "producer" behaviours all flood the same few cowns, mostly with
+        // appendable one-cown writes, mixed with reads and two-cown writes (which end a run of appends), and with
+        // every cown held at the start so that the queues are busy. The oracle checks exclusivity and spawn order per
+        // cown; every behaviour must run exactly once, and quiescence must come only after all of them.
+        const int Spawners = 3;
+        const int PerSpawner = 6_000;
+        const int PerProducer = 400;
+        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher}";
+
+        // Plans: (kind, first cown, second cown); kind 0 = one-cown write, 1 = read, 2 = two-cown write, 3 = a producer
+        // body that spawns PerProducer one-cown writes on its own cown.
+        var plans = new (int Kind, int A, int B)[Spawners][];
+        int producers = 0;
+        for (int s = 0; s < Spawners; s++)
+        {
+            var random = new Random((seed * 31) + s);
+            plans[s] = new (int, int, int)[PerSpawner];
+            for (int i = 0; i < PerSpawner; i++)
+            {
+                int roll = random.Next(100);
+                int kind = roll < 80 ? 0 : roll < 88 ? 1 : roll < 98 ? 2 : 3;
+                if (kind == 2 && cownCount == 1)
+                {
+                    kind = 0;
+                }
+
+                int a = random.Next(cownCount);
+                int b = cownCount == 1 ? a : (a + 1 + random.Next(cownCount - 1)) % cownCount;
+                plans[s][i] = (kind, a, b);
+                producers += kind == 3 ? 1 : 0;
+            }
+        }
+
+        int outside = Spawners * PerSpawner;
+        int total = outside + (producers * PerProducer);
+        var clock = new LogicalClock();
+        var (spawnStart, spawnEnd, start, end, runs) = (new long[total], new long[total], new long[total], new long[total], new int[total]);
+        var accessCown = new int[total];
+        var accessWrites = new bool[total];
+        var secondCown = new int[total];
+        int nextInner = outside - 1;
+        var cowns = Enumerable.Range(0, cownCount).Select(_ => new Cown<int[]>(new int[1])).ToArray();
+
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        using var go = new Barrier(Spawners + 1);
+        using var release = new ManualResetEventSlim();
+        foreach (Cown<int[]> cown in cowns)
+        {
+            // Hold every cown until the spawners have started, so that the first spawns land behind a busy tail.
+            runtime.When(cown, _ => release.Wait());
+        }
+
+        var threads = Enumerable.Range(0, Spawners).Select(s => new Thread(() =>
+        {
+            go.SignalAndWait();
+            for (int i = 0; i < PerSpawner; i++)
+            {
+                int id = (s * PerSpawner) + i;
+                (int kind, int a, int b) = plans[s][i];
+                accessCown[id] = a;
+                accessWrites[id] = kind != 1;
+                secondCown[id] = kind == 2 ? b : -1;
+                spawnStart[id] = clock.Tick();
+                switch (kind)
+                {
+                    case 0:
+                        runtime.When(cowns[a], _ => Body(id));
+                        break;
+                    case 1:
+                        runtime.When(Cown.Read(cowns[a]), _ => Body(id));
+                        break;
+                    case 2:
+                        runtime.When(cowns[a], cowns[b], (_, _) => Body(id));
+                        break;
+                    default:
+                        runtime.When(cowns[a], _ =>
+                        {
+                            Body(id);
+                            for (int k = 0; k < PerProducer; k++)
+                            {
+                                int inner = Interlocked.Increment(ref nextInner);
+                                accessCown[inner] = a;
+                                accessWrites[inner] = true;
+                                secondCown[inner] = -1;
+                                spawnStart[inner] = clock.Tick();
+                                runtime.When(cowns[a], _ => Body(inner));
+                                spawnEnd[inner] = clock.Tick();
+                            }
+                        });
+                        break;
+                }
+
+                spawnEnd[id] = clock.Tick();
+            }
+        })).ToArray();
+
+        foreach (Thread t in threads)
+        {
+            t.Start();
+        }
+
+        go.SignalAndWait();
+        release.Set();
+        foreach (Thread t in threads)
+        {
+            Assert.True(t.Join(Progress.Limit), $"{context}: a spawner made no progress");
+        }
+
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        // Quiescence only after every behaviour (inner ones included) has run.
+        int[] wrongRuns = Enumerable.Range(0, total).Where(id => Volatile.Read(ref runs[id]) != 1).Take(5).ToArray();
+        Assert.True(wrongRuns.Length == 0, $"{context}: at quiescence, behaviours not run exactly once, e.g. {string.Join(", ", wrongRuns.Select(id => $"#{id} ran {runs[id]}x"))}");
+        await runtime.DisposeAsync();
+
+        var accesses = new List<Access>();
+        for (int id = 0; id < total; id++)
+        {
+            accesses.Add(new Access(id, accessCown[id], accessWrites[id], spawnStart[id], spawnEnd[id], start[id], end[id]));
+            if (secondCown[id] >= 0)
+            {
+                accesses.Add(new Access(id, secondCown[id], true, spawnStart[id], spawnEnd[id], start[id], end[id]));
+            }
+        }
+
+        List<string> violations = Oracle.Check(accesses);
+        Assert.True(violations.Count == 0, $"{context}: {string.Join("; ", violations)}");
+        output.WriteLine($"{context}: {total} behaviours ({producers} producers)");
+
+        void Body(int id)
+        {
+            start[id] = clock.Tick();
+            Interlocked.Increment(ref runs[id]);
+            end[id] = clock.Tick();
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task DisposalDuringAFlood_RunsEveryAcceptedSpawn_AndRefusesTheRest(BocDispatcher dispatcher)
+    {
+        // Spawner threads flood two cowns while the runtime is disposed. Every When either returned (accepted: its body
+        // must have run once when disposal completes) or threw ObjectDisposedException (refused: its body never runs).
+        const int Spawners = 2;
+        const int PerSpawner = 50_000;
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var cowns = new[] { new Cown<int[]>(new int[1]), new Cown<int[]>(new int[1]) };
+        var runs = new int[Spawners * PerSpawner];
+        var accepted = new bool[Spawners * PerSpawner];
+        using var go = new Barrier(Spawners + 1);
+        var threads = Enumerable.Range(0, Spawners).Select(s => new Thread(() =>
+        {
+            go.SignalAndWait();
+            for (int i = 0; i < PerSpawner; i++)
+            {
+                int id = (s * PerSpawner) + i;
+                try
+                {
+                    runtime.When(cowns[i % 2], _ => Interlocked.Increment(ref runs[id]));
+                    accepted[id] = true;
+                }
+                catch (ObjectDisposedException)
+                {
+                    return;
+                }
+            }
+        })).ToArray();
+
+        foreach (Thread t in threads)
+        {
+            t.Start();
+        }
+
+        go.SignalAndWait();
+        while (!Volatile.Read(ref accepted[PerSpawner / 4]))
+        {
+            Thread.Yield();
+        }
+
+        await runtime.DisposeAsync().AsTask().Guard();
+        foreach (Thread t in threads)
+        {
+            Assert.True(t.Join(Progress.Limit), "a spawner made no progress");
+        }
+
+        int acceptedCount = accepted.Count(a => a);
+        int[] wrong = Enumerable.Range(0, runs.Length).Where(id => runs[id] != (accepted[id] ? 1 : 0)).Take(5).ToArray();
+        output.WriteLine($"{dispatcher}: {acceptedCount} of {runs.Length} spawns accepted before disposal");
+        Assert.True(wrong.Length == 0, $"ran the wrong number of times: {string.Join(", ", wrong.Select(id => $"#{id} accepted={accepted[id]} ran {runs[id]}x"))}");
+    }
+
+    /// <summary>The appended-body count in one line of a queue dump (0 if none).</summary>
+    private static int AppendedIn(string line)
+    {
+        int plus = line.IndexOf(", +", StringComparison.Ordinal);
+        if (plus < 0)
+        {
+            return 0;
+        }
+
+        int endOfNumber = line.IndexOf(' ', plus + 3);
+        return int.Parse(line[(plus + 3)..endOfNumber], System.Globalization.CultureInfo.InvariantCulture);
+    }
+}
