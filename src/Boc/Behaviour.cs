@@ -342,7 +342,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // cowns, or a dynamic list, use an array kept with the pooled object, so steady-state reuse allocates nothing. The
     // same reasoning moved the rarely used fields (that array, an async body's continuation, a cancellation) into one
     // side object (_extras), and lets one- and two-cown classes find their cowns in their slots instead of keeping a
-    // second reference. A pending one-cown behaviour went from 144 bytes to 88, a two-cown one from 152 to 112.
+    // second reference. A pending one-cown behaviour went from 144 bytes to 88 (96 since the append word of
+    // "Appending"), a two-cown one from 152 to 112.
 
     // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link) last nanoseconds
     // unless the other thread was preempted mid-spawn. SpinWait yields the core after its first few iterations; it
@@ -983,7 +984,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // ---------------------------------------------------------------------------------------------------------------
 
     /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
-    internal const int MaxAppended = 31;
+    /// <remarks>
+    /// Not more: with 31, floods of cheap messages ran faster still (Count, Radixsort), but pipelines of expensive
+    /// stages lost their overlap between workers (Savina Filterbank took 2.4 times as long, Sieve 10% longer); with 7
+    /// neither is slower than without appending (benchmarks/README.md, "Floods are appended").
+    /// </remarks>
+    internal const int MaxAppended = 7;
 
     private const long AppendCountMask = 0xFF;
     private const long AppendOpen = 1 << 8;

@@ -43,7 +43,7 @@ public sealed class AppendTests(ITestOutputHelper output)
         List<int> order = await runtime.WhenAsync(log, l => l.ToList()).Guard();
         Assert.Equal(Enumerable.Range(0, N), order);
 
-        // The dump's lines after the holder: "  k: waiting (1 to go) on <cown> (write), +31 appended bodies".
+        // The dump's lines after the holder: "  k: waiting (1 to go) on <cown> (write), +7 appended bodies".
         string[] queued = dump.Split('\n').Skip(2).Where(l => l.Contains("waiting", StringComparison.Ordinal)).ToArray();
         int bodies = queued.Sum(l => 1 + AppendedIn(l));
         output.WriteLine($"{queued.Length} behaviours queued for {N} spawns");
