@@ -179,13 +179,23 @@ public sealed class ObservabilityTests(ITestOutputHelper output)
         using var recorder = new MetricsRecorder(name);
         await using (var runtime = new BocRuntime(new BocRuntimeOptions { Name = name, WorkerCount = 2 }))
         {
-            var cown = new Cown<int[]>(new int[1]);
+            // One cown each: a behaviour is one item, while a flood on one busy cown may be appended into fewer.
             for (int i = 0; i < N; i++)
             {
-                runtime.When(cown, s => s[0]++);
+                runtime.When(new Cown<int[]>(new int[1]), s => s[0]++);
             }
 
             await runtime.WaitForQuiescenceAsync().Guard();
+
+            // A worker counts an item once it has run it, which is just after the last behaviour signalled quiescence:
+            // wait (bounded) for the clocks to catch up, so the gauge is read after every item was counted.
+            var scheduler = (BocScheduler)runtime.Scheduler;
+            using var limit = new CancellationTokenSource(Progress.Limit);
+            while (scheduler.ItemsRun < N)
+            {
+                await Task.Delay(1, limit.Token);
+            }
+
             recorder.Listener.RecordObservableInstruments();
         }
 
