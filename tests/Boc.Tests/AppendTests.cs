@@ -321,6 +321,72 @@ public sealed class AppendTests(ITestOutputHelper output)
         Assert.True(wrong.Length == 0, $"ran the wrong number of times: {string.Join(", ", wrong.Select(id => $"#{id} accepted={accepted[id]} ran {runs[id]}x"))}");
     }
 
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task AppendedBodies_AreCountedAsSpawnedAndCompletedOrFaultedEach(BocDispatcher dispatcher)
+    {
+        // Only the three counters are listened to (the start-delay histogram, per behaviour, would turn appending off),
+        // and only this runtime's measurements are kept. This class runs in parallel with the others, not with
+        // ObservabilityTests, whose listeners enable every instrument. The holder plus N spawns; every tenth fails.
+        const int N = 400;
+        string name = $"appended-{Guid.NewGuid():N}";
+        string[] counters = ["boc.behaviours.spawned", "boc.behaviours.completed", "boc.behaviours.faulted"];
+        var sums = new ConcurrentDictionary<string, long>();
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == "Boc" && counters.Contains(instrument.Name))
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
+        {
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == "boc.runtime" && (string?)tag.Value == name)
+                {
+                    sums.AddOrUpdate(instrument.Name, value, (_, sum) => sum + value);
+                }
+            }
+        });
+        listener.Start();
+
+        var errors = new ConcurrentBag<Exception>();
+        string dump = "";
+        await using (var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, Name = name, UnhandledExceptionHandler = errors.Add }))
+        {
+            var cown = new Cown<int[]>(new int[1]);
+            using var spawned = new ManualResetEventSlim();
+            runtime.When(cown, _ =>
+            {
+                spawned.Wait();
+                dump = cown.DescribeQueue();
+            });
+
+            for (int i = 0; i < N; i++)
+            {
+                int index = i;
+                runtime.When(cown, s =>
+                {
+                    s[0]++;
+                    if (index % 10 == 0)
+                    {
+                        throw new InvalidOperationException("planned");
+                    }
+                });
+            }
+
+            spawned.Set();
+            await runtime.WaitForQuiescenceAsync().Guard();
+        }
+
+        Assert.True(dump.Contains("appended bodies", StringComparison.Ordinal), $"nothing was appended:\n{dump}");
+        Assert.Equal(
+            (N + 1L, N + 1L - (N / 10), N / 10L, N / 10),
+            (sums.GetValueOrDefault(counters[0]), sums.GetValueOrDefault(counters[1]), sums.GetValueOrDefault(counters[2]), errors.Count));
+    }
+
     /// <summary>The appended-body count in one line of a queue dump (0 if none).</summary>
     private static int AppendedIn(string line)
     {
