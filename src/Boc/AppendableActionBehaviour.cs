@@ -4,7 +4,7 @@ using System.Runtime.ExceptionServices;
 namespace Boc;
 
 /// <summary>
-/// The behaviour of a plain fire-and-forget <c>When</c> on one cown with a synchronous body: the one kind that takes
+/// The behaviour of a plain fire-and-forget <c>When</c> on one cown (a write or a read) with a synchronous body: the one kind that takes
 /// appended bodies ("Appending" in <c>Behaviour.cs</c>). A flood of such spawns on a busy cown becomes a few of these,
 /// each carrying up to <see cref="Behaviour.MaxAppended"/> more bodies, run in order before the cown is released.
 /// </summary>
@@ -25,20 +25,15 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
 
     private protected override int QueuedAppendedCount => OpenAppendedCount(Volatile.Read(ref _appendState));
 
-    protected override void OpenAppends()
-    {
-        // Appending is for writes only: a reader shares the cown, and an appended write must not.
-        if (!OnlyRequestReads)
-        {
-            OpenAppends(ref _appendState);
-        }
-    }
+    // Readers open too: a read may ride in a reader (TryClaimAppend keeps writes out of them).
+    protected override void OpenAppends() => OpenAppends(ref _appendState);
 
     /// <summary>
     /// Claims the right to append to this behaviour, found at <paramref name="cown"/>'s tail by a spawn on
-    /// <paramref name="runtime"/> (see <see cref="Behaviour.TryClaimAppend"/>).
+    /// <paramref name="runtime"/> that reads the cown if <paramref name="read"/> (see <see cref="Behaviour.TryClaimAppend"/>).
     /// </summary>
-    internal bool TryClaimAppend(BocRuntime runtime, Cown cown, out long claimed) => TryClaimAppend(ref _appendState, runtime, cown, out claimed);
+    internal bool TryClaimAppend(BocRuntime runtime, Cown cown, bool read, out long claimed) =>
+        TryClaimAppend(ref _appendState, runtime, cown, read, out claimed);
 
     /// <summary>Ends a claim, publishing the body written under it if <paramref name="published"/>.</summary>
     internal void ReleaseAppend(long claimed, bool published) => ReleaseAppend(ref _appendState, claimed, published);

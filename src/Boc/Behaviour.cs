@@ -190,8 +190,9 @@ namespace Boc;
 // Appending (BocRuntime.SpawnOne; AppendableActionBehaviour). A flood (one body spawning thousands of one-cown
 // behaviours on a cown that is still busy with the earlier ones) would pay a whole behaviour per message: an object
 // written on the spawner's core and read, written and recycled on the runner's, two or three cache-line transfers
-// and a dispatch each. So a one-cown write spawned from a plain fire-and-forget `When` may instead be *appended* to
-// the behaviour at its cown's tail, if that behaviour is of the same class, on the same runtime, and has not started:
+// and a dispatch each. So a one-cown spawn from a plain fire-and-forget `When` may instead be *appended* to the
+// behaviour at its cown's tail, if that behaviour is of the same class, on the same runtime, and has not started, and
+// if the spawn only reads or the tail writes (a write never rides in a reader):
 // its body is stored in that behaviour's list of appended bodies (up to MaxAppended), and the tail behaviour runs
 // them, in append order, right after its own body and before it releases the cown. A message then costs one
 // uncontended CAS and a 16-byte entry, and the runner reads several entries per cache line, as a mailbox does.
@@ -225,8 +226,12 @@ namespace Boc;
 //     it runs later. A spawn concurrent with the append (an Exchange between the appender's read and its CAS) may
 //     end up behind the appended body: with no happens-before between them, either order is allowed, and the appended
 //     body names only this cown, so no other queue has to agree with this one.
-//   * Atomicity and exclusivity. The appended bodies run inside the tail behaviour's run, which holds the cown
-//     exclusively (appending is for writes only: a read spawn never appends, and a reader is never a tail to append to).
+//   * Atomicity and exclusivity. The appended bodies run inside the tail behaviour's run, and with its access: a
+//     writer's holds the cown exclusively, and TryClaimAppend (which checks the mode after the word, so it is the
+//     open life's) lets only reads into a reader, so what runs beside a reader's run is other readers only. A read in
+//     a writer runs alone, which a read may. A reader releases (drops the reader count that a writer behind it waits
+//     for) only after its appended bodies, though it passed the turn on when it was granted, so a writer queued after
+//     the tail still runs after every read appended to it.
 //   * Nothing lost, nothing twice. An entry is published under Writing with the word Open; the runner's close waits
 //     for Writing to clear, so it reads a count that includes every published entry and no unpublished one, and runs
 //     each once. A failed claim (word closed, full, Writing, or of another generation) writes nothing; the spawn then
@@ -1007,9 +1012,6 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
     }
 
-    /// <summary>Gets whether the one request of a one-cown behaviour only reads (a reader never takes appended bodies).</summary>
-    protected bool OnlyRequestReads => _first.IsRead;
-
     /// <summary>Opens <paramref name="word"/>, an appendable behaviour's, for this life (see <see cref="OpenAppends()"/>).</summary>
     protected static void OpenAppends(ref long word)
     {
@@ -1022,10 +1024,11 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
     /// <summary>
     /// Claims the right to append to this behaviour, found at <paramref name="cown"/>'s tail by a spawn on
-    /// <paramref name="runtime"/>. On success the word is held Writing: the caller must end with <see cref="ReleaseAppend"/>,
-    /// promptly (the runner waits for it). <paramref name="claimed"/> is the word as it was claimed.
+    /// <paramref name="runtime"/> that only reads the cown if <paramref name="read"/>. On success the word is held
+    /// Writing: the caller must end with <see cref="ReleaseAppend"/>, promptly (the runner waits for it).
+    /// <paramref name="claimed"/> is the word as it was claimed.
     /// </summary>
-    protected bool TryClaimAppend(ref long word, BocRuntime runtime, Cown cown, out long claimed)
+    protected bool TryClaimAppend(ref long word, BocRuntime runtime, Cown cown, bool read, out long claimed)
     {
         long seen = Volatile.Read(ref word);
         claimed = seen;
@@ -1036,7 +1039,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         // Read after the word: if the CAS below finds the same word (same generation), these belong to the life that
         // was open, queued on its cown's queue, and not started.
-        if (!ReferenceEquals(_first.Target, cown) || !ReferenceEquals(_runtime, runtime))
+        // A write rides only in a writer: in a reader it would share the cown with the other readers. A read may ride
+        // in either (in a writer it runs alone, which a read may).
+        if (!ReferenceEquals(_first.Target, cown) || !ReferenceEquals(_runtime, runtime) || (!read && _first.IsRead))
         {
             return false;
         }

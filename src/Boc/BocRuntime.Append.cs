@@ -2,7 +2,7 @@ using Boc.Diagnostics;
 
 namespace Boc;
 
-// The spawn side of appending ("Appending" in Behaviour.cs): a one-cown write from a plain fire-and-forget When may
+// The spawn side of appending ("Appending" in Behaviour.cs): a one-cown write or read from a plain fire-and-forget When may
 // ride in the behaviour at its cown's tail instead of enqueuing a behaviour of its own.
 public sealed partial class BocRuntime
 {
@@ -15,8 +15,8 @@ public sealed partial class BocRuntime
         where T1 : class
     {
         Cown cown = c1.Cown;
-        if (Volatile.Read(ref cown.Last) is AppendableActionBehaviour<T1, TState> tail && !c1.IsReadOnly && AppendsAllowed
-            && TryAppend(tail, cown, body, state))
+        if (Volatile.Read(ref cown.Last) is AppendableActionBehaviour<T1, TState> tail && AppendsAllowed
+            && TryAppend(tail, cown, c1.IsReadOnly, body, state))
         {
             return;
         }
@@ -38,13 +38,13 @@ public sealed partial class BocRuntime
     /// if it cannot take it. Counted in as a behaviour of its own, between the claim and the publication, so that its
     /// run can never be counted out before it was counted in.
     /// </summary>
-    private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, Action<T1, TState> body, TState state)
+    private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, bool read, Action<T1, TState> body, TState state)
         where T1 : class
     {
         // Before the claim (the runner waits while it is held): this may move the worker's next behaviour to its queue
         // and wake a peer (SpawnAdmitted explains why).
         int worker = _bocScheduler?.OnSpawn() ?? -1;
-        if (!tail.TryClaimAppend(this, cown, out long claimed))
+        if (!tail.TryClaimAppend(this, cown, read, out long claimed))
         {
             return false;
         }

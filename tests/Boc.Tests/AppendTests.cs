@@ -4,8 +4,8 @@ using Xunit.Abstractions;
 namespace Boc.Tests;
 
 /// <summary>
-/// Appending ("Appending" in <c>Behaviour.cs</c>): a one-cown write spawned with a plain fire-and-forget <c>When</c> on a
-/// busy cown rides in the behaviour at the cown's tail. Checked: that it happens where it should (and only there), that
+/// Appending ("Appending" in <c>Behaviour.cs</c>): a one-cown write or read spawned with a plain fire-and-forget
+/// <c>When</c> on a busy cown rides in the behaviour at the cown's tail (a write only in a writer). Checked: that it happens where it should (and only there), that
 /// every appended body runs exactly once, in spawn order, exclusively, with failures reported one by one, that
 /// quiescence and disposal count each appended body, and, under a seeded race of spawner threads and spawning bodies,
 /// the oracle's exclusivity and order.
@@ -53,10 +53,11 @@ public sealed class AppendTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public async Task OnlyPlainOneCownWrites_AreAppended()
+    public async Task OnlyPlainOneCownSpawns_AreAppended_AndAWriteNeverRidesInAReader()
     {
-        // Behind a held cown: reads, two-cown writes, awaited and asynchronous spawns each enqueue a behaviour of their
-        // own (none is appendable), and a write spawned behind one of them starts a new behaviour rather than riding in it.
+        // Behind a held cown: two-cown writes, awaited and asynchronous spawns each enqueue a behaviour of their own
+        // (none is appendable), and a spawn behind one of them starts a new behaviour rather than riding in it. A read
+        // rides in a reader or in a writer; a write behind a reader starts a behaviour of its own.
         await using var runtime = new BocRuntime(new BocRuntimeOptions());
         var a = new Cown<int[]>(new int[1]);
         var b = new Cown<int[]>(new int[1]);
@@ -68,22 +69,64 @@ public sealed class AppendTests(ITestOutputHelper output)
             dump = a.DescribeQueue();
         });
 
-        runtime.When(Cown.Read(a), _ => { });
-        runtime.When(Cown.Read(a), _ => { });
-        runtime.When(a, b, (x, _) => x[0]++);
+        runtime.When(Cown.Read(a), _ => { });        // a reader
+        runtime.When(Cown.Read(a), _ => { });        //   +1, a read in a reader
+        runtime.When(a, b, (x, _) => x[0]++);        // two cowns
         Task<int> awaited = runtime.WhenAsync(a, x => x[0]++).AsTask();
         runtime.When(a, async x => { await Task.Yield(); x[0]++; });
-        runtime.When(a, x => x[0]++);
-        runtime.When(a, x => x[0]++);
+        runtime.When(a, x => x[0]++);                // a writer
+        runtime.When(a, x => x[0]++);                //   +1
+        runtime.When(Cown.Read(a), _ => { });        //   +2, a read in a writer
+        runtime.When(a, b, (x, _) => x[0]++);        // two cowns
+        runtime.When(Cown.Read(a), _ => { });        // a reader
+        runtime.When(a, x => x[0]++);                // a writer: not in the reader
+        runtime.When(a, x => x[0]++);                //   +1
         spawned.Set();
         await awaited.Guard();
         await runtime.WaitForQuiescenceAsync().Guard();
-        Assert.Equal(5, await runtime.WhenAsync(a, x => x[0]).Guard());
+        Assert.Equal(8, await runtime.WhenAsync(a, x => x[0]).Guard());
 
         string[] queued = dump.Split('\n').Skip(2).ToArray();
         output.WriteLine(dump);
-        Assert.Equal(6, queued.Length);
-        Assert.Equal([0, 0, 0, 0, 0, 1], queued.Select(AppendedIn));
+        Assert.Equal([1, 0, 0, 0, 2, 0, 0, 1], queued.Select(AppendedIn));
+        Assert.Equal(["read", "write", "write", "write", "write", "write", "read", "write"], queued.Select(l => l.Contains("(read)", StringComparison.Ordinal) ? "read" : "write"));
+    }
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task AFloodOfReads_RidesInReaders_RunsOnceEach_AndAWriterBehindWaitsForAll(BocDispatcher dispatcher)
+    {
+        // Reads behind a held cown are appended like writes (ceil(N / (1 + MaxAppended)) readers); each runs once, and a
+        // writer spawned after them runs after every one of them, appended or not.
+        const int N = 1_000;
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var cown = new Cown<int[]>(new int[1]);
+        var runs = new int[N];
+        int[]? seenByWriter = null;
+        using var spawned = new ManualResetEventSlim();
+        string dump = "";
+        runtime.When(cown, _ =>
+        {
+            spawned.Wait();
+            dump = cown.DescribeQueue(limit: N + 2);
+        });
+
+        for (int i = 0; i < N; i++)
+        {
+            int index = i;
+            runtime.When(Cown.Read(cown), _ => Interlocked.Increment(ref runs[index]));
+        }
+
+        runtime.When(cown, _ => seenByWriter = runs.Select((_, i) => Volatile.Read(ref runs[i])).ToArray());
+        spawned.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        Assert.All(runs, r => Assert.Equal(1, r));
+        Assert.NotNull(seenByWriter);
+        Assert.True(seenByWriter.All(r => r == 1), $"the writer ran before {seenByWriter.Count(r => r != 1)} of the reads");
+        string[] readers = dump.Split('\n').Skip(2).Where(l => l.Contains("(read)", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(N, readers.Sum(l => 1 + AppendedIn(l)));
+        Assert.Equal((N + Behaviour.MaxAppended) / (1 + Behaviour.MaxAppended), readers.Length);
     }
 
     [Theory]
@@ -117,18 +160,20 @@ public sealed class AppendTests(ITestOutputHelper output)
         Assert.All(reported, e => Assert.Equal($"{log} (write)", e.Data[BocRuntime.FailedCownsDataKey]));
     }
 
-    public static TheoryData<int, int, BocDispatcher> Races() => new()
+    public static TheoryData<int, int, BocDispatcher, int> Races() => new()
     {
-        // seed, cowns, dispatcher
-        { 21, 1, BocDispatcher.BocScheduler },
-        { 22, 3, BocDispatcher.BocScheduler },
-        { 23, 1, BocDispatcher.ThreadPool },
-        { 24, 3, BocDispatcher.ThreadPool },
+        // seed, cowns, dispatcher, percent of reads (read-heavy: reads ride in readers, and writes meet reader tails)
+        { 21, 1, BocDispatcher.BocScheduler, 8 },
+        { 22, 3, BocDispatcher.BocScheduler, 8 },
+        { 23, 1, BocDispatcher.ThreadPool, 8 },
+        { 24, 3, BocDispatcher.ThreadPool, 8 },
+        { 25, 1, BocDispatcher.BocScheduler, 45 },
+        { 26, 2, BocDispatcher.ThreadPool, 45 },
     };
 
     [Theory]
     [MemberData(nameof(Races))]
-    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher)
+    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher, int readPercent)
     {
         // Three outside threads and the bodies of "producer" behaviours all flood the same few cowns, mostly with
         // appendable one-cown writes, mixed with reads and two-cown writes (which end a run of appends), and with
@@ -137,7 +182,7 @@ public sealed class AppendTests(ITestOutputHelper output)
         const int Spawners = 3;
         const int PerSpawner = 6_000;
         const int PerProducer = 400;
-        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher}";
+        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher} reads={readPercent}%";
 
         // Plans: (kind, first cown, second cown); kind 0 = one-cown write, 1 = read, 2 = two-cown write, 3 = a producer
         // body that spawns PerProducer one-cown writes on its own cown.
@@ -150,7 +195,7 @@ public sealed class AppendTests(ITestOutputHelper output)
             for (int i = 0; i < PerSpawner; i++)
             {
                 int roll = random.Next(100);
-                int kind = roll < 80 ? 0 : roll < 88 ? 1 : roll < 98 ? 2 : 3;
+                int kind = roll < 88 - readPercent ? 0 : roll < 88 ? 1 : roll < 98 ? 2 : 3;
                 if (kind == 2 && cownCount == 1)
                 {
                     kind = 0;

@@ -114,8 +114,8 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
         // What a flood pays per pending behaviour (benchmarks/README.md, "Smaller pending behaviours"): spawned from one
         // thread behind a blocked cown, so the pool is soon empty and every spawn allocates its object. The bounds are
         // the measured sizes (96 and 112 bytes on x64 in Release) plus a little for the pool's own arrays. The one-cown
-        // behaviour is measured with read-only spawns: a flood of one-cown writes is appended to the tail behaviour
-        // instead (measured below), and a reader never is.
+        // behaviour is measured with spawns that alternate between two state types: a flood of one-cown spawns of one
+        // class is appended to the tail behaviour instead (measured below), and a spawn rides only in its own class.
         // The cowns' state types are private to this test, so the behaviour classes measured are too: their pools hold
         // nothing that a test running in parallel returns (with int[] cowns, a parallel test's returned objects were
         // rented here and the Debug pass once measured 126 B for a 136 B object).
@@ -145,7 +145,19 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
             return (after - before) / (double)N;
         }
 
-        double one = BytesPerSpawn(() => runtime.When(Cown.Read(blocked), static s => _ = s.Value));
+        bool flip = false;
+        double one = BytesPerSpawn(() =>
+        {
+            flip = !flip;
+            if (flip)
+            {
+                runtime.When(blocked, static (s, _) => s.Value++, "a");
+            }
+            else
+            {
+                runtime.When(blocked, static (s, _) => s.Value++, (object)"b");
+            }
+        });
         double two = BytesPerSpawn(() => runtime.When(blocked, other, static (s, t) => s.Value += t.Value));
         double appended = BytesPerSpawn(() => runtime.When(blocked, static s => s.Value++));
         output.WriteLine($"one cown: {one:F1} B, two cowns: {two:F1} B, one-cown writes appended: {appended:F1} B per pending spawn");
