@@ -28,6 +28,9 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
     // Readers open too: a read may ride in a reader (TryClaimAppend keeps writes out of them).
     protected override void OpenAppends() => OpenAppends(ref _appendState);
 
+    /// <summary>Gets whether this behaviour looks able to take an appended body now (a hint; see <see cref="Behaviour.LooksAppendable"/>).</summary>
+    internal bool MayTakeAppend => LooksAppendable(Volatile.Read(ref _appendState));
+
     /// <summary>
     /// Claims the right to append to this behaviour, found at <paramref name="cown"/>'s tail by a spawn on
     /// <paramref name="runtime"/> that reads the cown if <paramref name="read"/> (see <see cref="Behaviour.TryClaimAppend"/>).

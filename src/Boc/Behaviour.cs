@@ -231,7 +231,11 @@ namespace Boc;
 //     open life's) lets only reads into a reader, so what runs beside a reader's run is other readers only. A read in
 //     a writer runs alone, which a read may. A reader releases (drops the reader count that a writer behind it waits
 //     for) only after its appended bodies, though it passed the turn on when it was granted, so a writer queued after
-//     the tail still runs after every read appended to it.
+//     the tail still runs after every read appended to it. Appending a read trades parallelism for cost: it runs
+//     after the tail's body on the tail's worker, where as a reader of its own it could have run beside it. So reads
+//     ride only while no BocScheduler worker is idle (spinning or parked), when no core is free to run them beside it
+//     anyway, and never on the thread pool (BocRuntime.ReadsMayAppend). That is a hint read without a fence: a wrong
+//     guess costs parallelism or a behaviour, never correctness.
 //   * Nothing lost, nothing twice. An entry is published under Writing with the word Open; the runner's close waits
 //     for Writing to clear, so it reads a count that includes every published entry and no unpublished one, and runs
 //     each once. A failed claim (word closed, full, Writing, or of another generation) writes nothing; the spawn then
@@ -1049,6 +1053,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // Full fence: the runner's close cannot pass it, and the entry written next cannot be seen before it.
         return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
     }
+
+    /// <summary>
+    /// Gets whether <paramref name="word"/> looks claimable now (open, not being written, not full): a plain read, a hint
+    /// that lets a spawn skip the claim's preparations when the tail has started (a chain) or is full; the claim itself
+    /// decides.
+    /// </summary>
+    protected static bool LooksAppendable(long word) =>
+        (word & (AppendOpen | AppendWriting)) == AppendOpen && (word & AppendCountMask) < MaxAppended;
 
     /// <summary>Gets how many bodies <paramref name="word"/> says are appended, if it is open (for the queue dump).</summary>
     protected static int OpenAppendedCount(long word) => (word & AppendOpen) != 0 ? (int)(word & AppendCountMask) : 0;

@@ -15,8 +15,8 @@ public sealed partial class BocRuntime
         where T1 : class
     {
         Cown cown = c1.Cown;
-        if (Volatile.Read(ref cown.Last) is AppendableActionBehaviour<T1, TState> tail && AppendsAllowed
-            && TryAppend(tail, cown, c1.IsReadOnly, body, state))
+        if (Volatile.Read(ref cown.Last) is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
+            && (!c1.IsReadOnly || ReadsMayAppend) && TryAppend(tail, cown, c1.IsReadOnly, body, state))
         {
             return;
         }
@@ -32,6 +32,14 @@ public sealed partial class BocRuntime
     /// </summary>
     private bool AppendsAllowed =>
         _spawnHook is null && !BocMetrics.StartDelay.Enabled && !(_traceBehaviours && BocTracing.Source.HasListeners());
+
+    /// <summary>
+    /// Whether a read may be appended now. Appending a write costs no parallelism (writes to one cown run one at a time
+    /// anyway), but an appended read runs after the tail's body on the tail's worker, where as a behaviour of its own it
+    /// could have run beside it on another. So reads ride only while every <see cref="BocScheduler"/> worker is busy
+    /// (no core is free to run them beside it), and never on the thread pool, whose idle threads are not known.
+    /// </summary>
+    private bool ReadsMayAppend => _bocScheduler is { HasIdleWorker: false };
 
     /// <summary>
     /// Appends the spawn to <paramref name="tail"/>, found at <paramref name="cown"/>'s tail; false (having done nothing)

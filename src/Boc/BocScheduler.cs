@@ -180,6 +180,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// <summary>Gets how many workers are parked or about to park (for tests of idle/burst cycles).</summary>
     internal int Sleepers => (int)Volatile.Read(ref _idle.Value);
 
+    /// <summary>
+    /// Gets whether some worker is spinning or parked for lack of work: a hint (racy by nature) that work made ready
+    /// now would be taken by another core. Both counters sit on lines written only when workers go idle or wake.
+    /// </summary>
+    internal bool HasIdleWorker => Volatile.Read(ref _spinning.Value) + Volatile.Read(ref _idle.Value) > 0;
+
     /// <summary>Gets or sets the name of the runtime that owns this scheduler (its metrics' <c>boc.runtime</c> tag), or null.</summary>
     internal string? RuntimeName { get; set; }
 

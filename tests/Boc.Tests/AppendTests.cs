@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using Xunit.Abstractions;
 
 namespace Boc.Tests;
@@ -57,18 +58,23 @@ public sealed class AppendTests(ITestOutputHelper output)
     {
         // Behind a held cown: two-cown writes, awaited and asynchronous spawns each enqueue a behaviour of their own
         // (none is appendable), and a spawn behind one of them starts a new behaviour rather than riding in it. A read
-        // rides in a reader or in a writer; a write behind a reader starts a behaviour of its own.
-        await using var runtime = new BocRuntime(new BocRuntimeOptions());
+        // rides in a reader or in a writer; a write behind a reader starts a behaviour of its own. One worker, busy with
+        // the holder, so that reads may ride (they do not while a worker is idle).
+        using var scheduler = new BocScheduler(1, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
         var a = new Cown<int[]>(new int[1]);
         var b = new Cown<int[]>(new int[1]);
+        using var holding = new ManualResetEventSlim();
         using var spawned = new ManualResetEventSlim();
         string dump = "";
         runtime.When(a, _ =>
         {
+            holding.Set();
             spawned.Wait();
             dump = a.DescribeQueue();
         });
 
+        Assert.True(holding.Wait(Progress.Limit), "the holder never started");
         runtime.When(Cown.Read(a), _ => { });        // a reader
         runtime.When(Cown.Read(a), _ => { });        //   +1, a read in a reader
         runtime.When(a, b, (x, _) => x[0]++);        // two cowns
@@ -92,41 +98,45 @@ public sealed class AppendTests(ITestOutputHelper output)
         Assert.Equal(["read", "write", "write", "write", "write", "write", "read", "write"], queued.Select(l => l.Contains("(read)", StringComparison.Ordinal) ? "read" : "write"));
     }
 
-    [Theory]
-    [MemberData(nameof(Dispatchers))]
-    public async Task AFloodOfReads_RidesInReaders_RunsOnceEach_AndAWriterBehindWaitsForAll(BocDispatcher dispatcher)
+    [Fact]
+    public async Task AFloodOfReads_WhileEveryWorkerIsBusy_RidesInReaders_AndAWriterBehindWaitsForAll()
     {
-        // Reads behind a held cown are appended like writes (ceil(N / (1 + MaxAppended)) readers); each runs once, and a
-        // writer spawned after them runs after every one of them, appended or not.
+        // One worker, held by the body that holds the cown: no core could run a read beside another, so reads ride in
+        // readers like writes in writers, ceil(N / (1 + MaxAppended)) readers in all.
         const int N = 1_000;
-        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
-        var cown = new Cown<int[]>(new int[1]);
-        var runs = new int[N];
-        int[]? seenByWriter = null;
-        using var spawned = new ManualResetEventSlim();
-        string dump = "";
-        runtime.When(cown, _ =>
-        {
-            spawned.Wait();
-            dump = cown.DescribeQueue(limit: N + 2);
-        });
-
-        for (int i = 0; i < N; i++)
-        {
-            int index = i;
-            runtime.When(Cown.Read(cown), _ => Interlocked.Increment(ref runs[index]));
-        }
-
-        runtime.When(cown, _ => seenByWriter = runs.Select((_, i) => Volatile.Read(ref runs[i])).ToArray());
-        spawned.Set();
-        await runtime.WaitForQuiescenceAsync().Guard();
-
-        Assert.All(runs, r => Assert.Equal(1, r));
-        Assert.NotNull(seenByWriter);
-        Assert.True(seenByWriter.All(r => r == 1), $"the writer ran before {seenByWriter.Count(r => r != 1)} of the reads");
-        string[] readers = dump.Split('\n').Skip(2).Where(l => l.Contains("(read)", StringComparison.Ordinal)).ToArray();
-        Assert.Equal(N, readers.Sum(l => 1 + AppendedIn(l)));
+        using var scheduler = new BocScheduler(1, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        string[] readers = await ReadFloodBehindAHeldCown(runtime, N, whileHeld: null);
         Assert.Equal((N + Behaviour.MaxAppended) / (1 + Behaviour.MaxAppended), readers.Length);
+    }
+
+    [Fact]
+    public async Task AFloodOfReads_WhileAWorkerIsIdle_IsNotAppended()
+    {
+        // Two workers, one held, the other parked (no periodic wake-up, so it stays parked while the reads are
+        // spawned): each read gets a reader of its own, which the idle worker could run beside the others.
+        const int N = 200;
+        using var scheduler = new BocScheduler(2, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        string[] readers = await ReadFloodBehindAHeldCown(runtime, N, whileHeld: () =>
+        {
+            var parked = Stopwatch.StartNew();
+            while (scheduler.Sleepers != 1)
+            {
+                Assert.True(parked.Elapsed < Progress.Limit, "the free worker never parked");
+                Thread.Sleep(1);
+            }
+        });
+        Assert.Equal(N, readers.Length);
+    }
+
+    [Fact]
+    public async Task AFloodOfReads_OnTheThreadPool_IsNotAppended()
+    {
+        // The thread pool's idle threads are not known, so reads never ride there.
+        const int N = 200;
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.ThreadPool });
+        Assert.Equal(N, (await ReadFloodBehindAHeldCown(runtime, N, whileHeld: null)).Length);
     }
 
     [Theory]
@@ -367,6 +377,45 @@ public sealed class AppendTests(ITestOutputHelper output)
     }
 
     /// <summary>The appended-body count in one line of a queue dump (0 if none).</summary>
+    /// <summary>
+    /// Spawns <paramref name="n"/> reads and then a writer behind a cown held by a running body, and checks that every
+    /// read ran once and before the writer; returns the queue dump's reader lines (taken while the cown was held).
+    /// </summary>
+    private static async Task<string[]> ReadFloodBehindAHeldCown(BocRuntime runtime, int n, Action? whileHeld)
+    {
+        var cown = new Cown<int[]>(new int[1]);
+        var runs = new int[n];
+        int[]? seenByWriter = null;
+        using var holding = new ManualResetEventSlim();
+        using var spawned = new ManualResetEventSlim();
+        string dump = "";
+        runtime.When(cown, _ =>
+        {
+            holding.Set();
+            spawned.Wait();
+            dump = cown.DescribeQueue(limit: n + 2);
+        });
+
+        Assert.True(holding.Wait(Progress.Limit), "the holder never started");
+        whileHeld?.Invoke();
+        for (int i = 0; i < n; i++)
+        {
+            int index = i;
+            runtime.When(Cown.Read(cown), _ => Interlocked.Increment(ref runs[index]));
+        }
+
+        runtime.When(cown, _ => seenByWriter = runs.Select((_, i) => Volatile.Read(ref runs[i])).ToArray());
+        spawned.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        Assert.All(runs, r => Assert.Equal(1, r));
+        Assert.NotNull(seenByWriter);
+        Assert.True(seenByWriter.All(r => r == 1), $"the writer ran before {seenByWriter.Count(r => r != 1)} of the reads");
+        string[] readers = dump.Split('\n').Skip(2).Where(l => l.Contains("(read)", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(n, readers.Sum(l => 1 + AppendedIn(l)));
+        return readers;
+    }
+
     private static int AppendedIn(string line)
     {
         int plus = line.IndexOf(", +", StringComparison.Ordinal);
