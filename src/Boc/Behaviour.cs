@@ -1258,6 +1258,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // who returns it to the pool; otherwise it returns here.
         BocRuntime runtime = _runtime!;
         OnBodyFinished(runtime, error);
+        runtime.GiveRoomBack();
         try
         {
             if (!Deliver(error, bodyTask))
@@ -1267,7 +1268,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
         finally
         {
-            runtime.OnBehaviourFinished();
+            runtime.CountOut();
         }
     }
 

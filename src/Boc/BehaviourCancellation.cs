@@ -71,6 +71,7 @@ internal abstract partial class Behaviour
         request.Unregister();
         BocRuntime runtime = _runtime!;
         BocMetrics.Canceled(runtime.Name);
+        runtime.GiveRoomBack();
         try
         {
             if (!Deliver(new BehaviourWithdrawnException(request.Token), null))
@@ -80,7 +81,7 @@ internal abstract partial class Behaviour
         }
         finally
         {
-            runtime.OnBehaviourFinished();
+            runtime.CountOut();
         }
     }
 }

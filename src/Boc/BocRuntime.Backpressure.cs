@@ -58,7 +58,10 @@ public sealed partial class BocRuntime
     /// during it. A runtime with <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> keeps one exact counter and
     /// returns the count at one moment during the read.
     /// </para>
-    /// <para>A behaviour is counted before its <c>When</c> returns, and stops being counted after it released its cowns.</para>
+    /// <para>
+    /// A behaviour is counted before its <c>When</c> returns, and stops being counted after it released its cowns. Under
+    /// a bound that is before its result (if any) is delivered, so a caller that has the result finds its room free.
+    /// </para>
     /// </remarks>
     public long PendingCount => _maxPending == 0 ? _pending.Estimate() : Math.Max(0, Volatile.Read(ref _admitted.Value));
 

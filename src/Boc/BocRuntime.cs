@@ -360,14 +360,29 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>Counts <paramref name="count"/> behaviours (one by default, or a behaviour's appended bodies) out.</summary>
     internal void OnBehaviourFinished(int count = 1)
     {
-        // Before the quiescence count: whoever sees the runtime quiescent then sees the exact count at zero too.
+        GiveRoomBack(count);
+        CountOut(count);
+    }
+
+    /// <summary>
+    /// Gives back the room of <paramref name="count"/> finished behaviours, under a bound. A behaviour that delivers a
+    /// result calls this before it delivers it, and <see cref="CountOut"/> after: whoever holds the result then finds
+    /// the room free (its continuation may run at once, on the delivering thread, and spawn again).
+    /// </summary>
+    internal void GiveRoomBack(int count = 1)
+    {
         if (_maxPending != 0)
         {
             ReleaseAdmission(count);
         }
+    }
 
-        // Only while someone waits does a completion look at the other stripes (PendingCount explains why no
-        // quiescent moment is missed this way).
+    /// <summary>Counts <paramref name="count"/> finished behaviours out of quiescence, after <see cref="GiveRoomBack"/>.</summary>
+    internal void CountOut(int count = 1)
+    {
+        // After the room: whoever sees the runtime quiescent then sees the exact count at zero too. Only while someone
+        // waits does a completion look at the other stripes (PendingCount explains why no quiescent moment is missed
+        // this way).
         if (_pending.Finished(_bocScheduler?.CurrentWorkerIndex ?? -1, count) && _pending.IsQuiescent())
         {
             SignalQuiescence();

@@ -56,6 +56,28 @@ public sealed class BackpressureTests(ITestOutputHelper output)
         Assert.Equal(0, runtime.PendingCount);
     }
 
+    [Theory]
+    [InlineData(BocDispatcher.BocScheduler)]
+    [InlineData(BocDispatcher.ThreadPool)]
+    public async Task AnAwaitedResult_HasGivenItsRoomBack(BocDispatcher dispatcher)
+    {
+        // Bound 1, Throw mode: once a caller has a behaviour's result, its room is free, so the caller's next spawn is
+        // admitted. (Room used to come back only after the result was delivered, so a continuation that ran at
+        // once, on the worker or on another thread, could find the runtime still full.)
+        const int Rounds = 2_000;
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, MaxPendingBehaviours = 1, FullMode = BocFullMode.Throw });
+        var cown = new Cown<int[]>(new int[1]);
+        for (int i = 0; i < Rounds; i++)
+        {
+            // Awaited directly: its continuation may run at once, on the thread that delivers the result.
+            int seen = await runtime.WhenAsync(cown, c => ++c[0]);
+            Assert.Equal((2 * i) + 1, seen);
+            Assert.Equal(0, runtime.PendingCount);
+            seen = await runtime.WhenAsync(cown, c => ++c[0]);
+            Assert.Equal((2 * i) + 2, seen);
+        }
+    }
+
     [Fact]
     public async Task ThrowMode_RefusesWhenAndWhenAsync_BeforeAnythingIsEnqueued()
     {
