@@ -203,7 +203,10 @@ namespace Boc;
 //     append to a behaviour not yet enqueued would run the appended body at a place in the queue decided later, after
 //     spawns that returned before it), and before anything can run it (the link comes after). It opens only if the
 //     Exchange found a predecessor: a behaviour that found its queue empty is dispatched at once, leaving no time worth
-//     appending in, and its run then closes nothing (a chain, each body spawning the next message, pays no CAS).
+//     appending in, and its run then closes nothing (a chain from cown to cown, each body spawning the next message
+//     on an idle cown, pays no CAS). Nor does it open behind the body running on the spawning thread: a body that
+//     spawns the next message on its own cown (a chain on one cown) would otherwise pay a CAS at every run to close a
+//     word nobody appends to; a body that floods its own cown loses only its first spawn's chance to take appends.
 //   * Appending (TryClaimAppend, then ReleaseAppend). The appender read Cown.Last and found the behaviour. It reads
 //     the word: Open, not Writing, below MaxAppended, else it spawns normally. It checks that the behaviour's cown and
 //     runtime are its own. Then one CAS sets Writing on exactly the word it read; it writes the entry; and a release
@@ -628,8 +631,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         if (previous is not null)
         {
             // At the tail of a busy queue, and nothing can run it before the link below: an appendable behaviour opens
-            // for appends now ("Appending"); for every other class this does nothing.
-            OpenAppends();
+            // for appends now ("Appending"); for every other class this does nothing. Not behind the body running on
+            // this thread: that is a chain on one cown (each body spawning the next), which would pay a CAS to close
+            // a word nobody appends to.
+            if (!ReferenceEquals(previous, t_running))
+            {
+                OpenAppends();
+            }
 
             // Wait for the predecessor to be Scheduled before we say we are ("One cown" above), then link. From the link
             // on the predecessor may give us the turn and we may run: the spawner must not touch the behaviour again.
