@@ -1,3 +1,5 @@
+using Boc.Scheduling;
+
 namespace Boc;
 
 /// <summary>
@@ -26,6 +28,7 @@ internal static class BehaviourPool<T>
     private const int LocalCapacity = 64;
     private const int Batch = LocalCapacity / 2;
     private const int SharedCapacity = 1024;
+    private const int PrefetchDistance = 2;
 
     [ThreadStatic]
     private static Cache? t_cache;
@@ -45,6 +48,13 @@ internal static class BehaviourPool<T>
             item = entry.Value!;
             entry.Value = null;
             cache.Count = count;
+
+            // The object rented two spawns from now was most likely last written by another core (a worker ran and
+            // returned it): start fetching it now, so its miss overlaps two spawns (Scheduling/Prefetch.cs says why).
+            if (count >= PrefetchDistance)
+            {
+                Prefetch.Object(cache.Items[count - PrefetchDistance].Value);
+            }
         }
         else
         {
