@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Boc.Scheduling;
 
 namespace Boc;
@@ -19,7 +20,8 @@ namespace Boc;
 /// another worker runs, so every object crosses threads through the shared store): storing into a <c>T[]</c> of a
 /// reference type goes through the covariant array-store check (6% of all samples), and each thread-static of a
 /// generic class is a helper call. Hence arrays of a one-field struct (a struct array has no covariance to check) and
-/// one thread-static per type holding both the array and its count.
+/// one cache object per type and thread holding both the array and its count, found through a non-generic
+/// thread-static (<see cref="BehaviourPoolCaches"/>).
 /// </para>
 /// </remarks>
 internal static class BehaviourPool<T>
@@ -30,8 +32,8 @@ internal static class BehaviourPool<T>
     private const int SharedCapacity = 1024;
     private const int PrefetchDistance = 2;
 
-    [ThreadStatic]
-    private static Cache? t_cache;
+    // This type's place among the thread caches (BehaviourPoolCaches says why they are not a thread-static here).
+    private static readonly int s_index = BehaviourPoolCaches.NextTypeIndex();
 
     private static readonly Lock s_lock = new();
     private static readonly Entry[] s_shared = new Entry[SharedCapacity];
@@ -39,7 +41,7 @@ internal static class BehaviourPool<T>
 
     public static T Rent()
     {
-        Cache? cache = t_cache;
+        Cache? cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(s_index));
         T item;
         if (cache is not null && cache.Count > 0)
         {
@@ -67,7 +69,7 @@ internal static class BehaviourPool<T>
 
     public static void Return(T item)
     {
-        Cache cache = t_cache ?? CreateCache();
+        Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(s_index)) ?? CreateCache();
         int count = cache.Count;
         if (count == LocalCapacity)
         {
@@ -78,11 +80,16 @@ internal static class BehaviourPool<T>
         cache.Count = count + 1;
     }
 
-    private static Cache CreateCache() => t_cache = new Cache();
+    private static Cache CreateCache()
+    {
+        var cache = new Cache();
+        BehaviourPoolCaches.Set(s_index, cache);
+        return cache;
+    }
 
     private static T RentSlow()
     {
-        Cache cache = t_cache ?? CreateCache();
+        Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(s_index)) ?? CreateCache();
         Entry[] items = cache.Items;
         int taken = 0;
         if (Volatile.Read(ref s_sharedCount) > 0)
@@ -133,7 +140,7 @@ internal static class BehaviourPool<T>
         public T? Value;
     }
 
-    /// <summary>A thread's cache: one thread-static per pooled type instead of two.</summary>
+    /// <summary>A thread's cache of this type (one object, so the array and its count are found with one lookup).</summary>
     private sealed class Cache
     {
         public readonly Entry[] Items = new Entry[LocalCapacity];

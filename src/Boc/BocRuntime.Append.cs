@@ -15,7 +15,9 @@ public sealed partial class BocRuntime
         where T1 : class
     {
         Cown cown = c1.Cown;
-        if (Volatile.Read(ref cown.Last) is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
+        // Null first: an idle cown (a chain hopping between actors) skips the type test, which in this shared generic
+        // code is a helper call.
+        if (Volatile.Read(ref cown.Last) is { } last && last is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
             && (!c1.IsReadOnly || ReadsMayAppend) && TryAppend(tail, cown, c1.IsReadOnly, body, state))
         {
             return;

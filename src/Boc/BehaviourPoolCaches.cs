@@ -1,0 +1,49 @@
+using System.Runtime.CompilerServices;
+
+namespace Boc;
+
+/// <summary>
+/// Every pooled behaviour type's thread cache, behind one thread-static of a non-generic class: each
+/// <see cref="BehaviourPool{T}"/> gets an index here once, and finds its cache for the calling thread at that index.
+/// </summary>
+/// <remarks>
+/// Why not a thread-static in <see cref="BehaviourPool{T}"/> itself: the behaviour types are generic over reference
+/// types, so the pool's code is shared between them, and a thread-static of a shared generic class is reached through
+/// a runtime helper (a lookup of the exact type, then the thread's static block). In a chain of one-cown behaviours on
+/// one worker (Savina's Thread Ring), the rent and the return of every hop went through it, about 3% of a worker's
+/// samples plus its share of native TLS lookups. A non-generic thread-static is one inlined access, and the pool's
+/// index is an ordinary static of its own type.
+/// </remarks>
+internal static class BehaviourPoolCaches
+{
+    [ThreadStatic]
+    private static object?[]? t_caches;
+
+    private static int s_typeCount;
+
+    /// <summary>Gives a pooled type its index (once per type, from its static initializer).</summary>
+    internal static int NextTypeIndex() => Interlocked.Increment(ref s_typeCount) - 1;
+
+    /// <summary>The calling thread's cache at <paramref name="index"/>, or null if it has none yet.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static object? Get(int index)
+    {
+        object?[]? caches = t_caches;
+        return caches is not null && (uint)index < (uint)caches.Length ? caches[index] : null;
+    }
+
+    /// <summary>Stores the calling thread's cache at <paramref name="index"/> (first use of a type on this thread).</summary>
+    internal static void Set(int index, object cache)
+    {
+        object?[]? caches = t_caches;
+        if (caches is null || index >= caches.Length)
+        {
+            // Sized for every type known now (and at least 8), so a thread grows it rarely.
+            int size = Math.Max(Math.Max(index + 1, Volatile.Read(ref s_typeCount)), 8);
+            Array.Resize(ref caches, size);
+            t_caches = caches;
+        }
+
+        caches[index] = cache;
+    }
+}
