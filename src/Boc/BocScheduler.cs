@@ -26,7 +26,8 @@ namespace Boc;
 // place or running, never in two.
 //
 // Batching, and its bounds:
-//   * next slot: at most NextSlotRunLimit runs in a row, then the item goes to the back of the queue (stealable);
+//   * next slot: at most NextSlotRunLimit runs in a row while the queue holds work, then the item goes to the back
+//     of the queue (stealable);
 //   * inbox: every InboxCheckInterval-th item a worker runs is taken from the inbox if it has one (Ticks counts every
 //     item); a worker that finds its queue empty takes up to InboxBatch more from the inbox into its queue;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item.
@@ -64,7 +65,8 @@ namespace Boc;
 /// </para>
 /// <para>
 /// Latency bounds. A behaviour made ready on a worker runs next on it; after <see cref="NextSlotRunLimit"/> such runs
-/// in a row it goes to the back of the worker's queue, so queued work waits for at most that many runs of a chain.
+/// in a row it goes to the back of the worker's queue whenever that queue holds work, so queued work waits for at most
+/// that many runs of a chain.
 /// Every <see cref="InboxCheckInterval"/>-th item a worker runs, wherever it came from, is taken from the inbox if the
 /// inbox is not empty, so work queued from outside the workers (a request handler, a timer, an <c>await</c>
 /// continuation completing on another thread) waits behind at most that many items per worker for each item ahead of
@@ -90,7 +92,10 @@ namespace Boc;
 /// </remarks>
 public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 {
-    /// <summary>How many behaviours a worker runs from its next slot in a row before it goes back to its queue.</summary>
+    /// <summary>
+    /// How many behaviours a worker runs from its next slot in a row before the next one goes to the back of its queue
+    /// (if the queue holds work; with nothing queued there is nobody to be fair to, and the chain keeps the slot).
+    /// </summary>
     public const int NextSlotRunLimit = 100;
 
     /// <summary>
@@ -537,12 +542,22 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         if (Volatile.Read(ref self.Next) is not null && Interlocked.Exchange(ref self.Next, null) is { } next)
         {
-            if (++self.NextRuns <= NextSlotRunLimit)
+            if (self.NextRuns < NextSlotRunLimit)
             {
+                self.NextRuns++;
                 return next;
             }
 
             // Fairness for local work: after a long run from the slot, it queues behind the others (and may be stolen).
+            // Only if there are others: behind an empty queue it would be taken straight back, and the wake-up would
+            // only cost a futex call and send a peer to steal a chain onto a cold core (every 100 hops of a message
+            // chain such as Thread Ring). The count stays at the limit, so the first item queued here later is not
+            // made to wait for another full run.
+            if (self.Queue.IsEmpty)
+            {
+                return next;
+            }
+
             PushLocal(self, next);
             WakeOne();
         }

@@ -115,6 +115,49 @@ public sealed class SchedulerFairnessTests
             $"the queued behaviour ran after {probeRanAt} chain steps; the bound is {BocScheduler.NextSlotRunLimit}");
     }
 
+    [Fact]
+    public async Task AHotChainWithNothingQueuedBehindIt_KeepsTheNextSlot_AndWakesNobody()
+    {
+        // Two workers, no periodic poll: both park, then one is woken for the chain's first step and the other stays
+        // parked. Every step spawns the next on the same cown, so after NextSlotRunLimit steps the fairness rule comes
+        // up again and again; with nothing queued behind the chain there is nobody to be fair to, so the chain keeps the
+        // slot and no step wakes the parked worker (which would only cost a futex call and carry the chain to another
+        // core). Each step records the sleeper count: a wake-up claims the parked worker's registration, so a step that
+        // runs after one sees no sleeper.
+        const int Length = 5 * BocScheduler.NextSlotRunLimit;
+        using var scheduler = new BocScheduler(2, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        var chain = new Cown<Counter>(new Counter());
+        var sleepersSeen = new int[Length];
+        var threads = new int[Length];
+
+        void Step(Counter c)
+        {
+            sleepersSeen[c.Value] = scheduler.Sleepers;
+            threads[c.Value] = Environment.CurrentManagedThreadId;
+            c.Value++;
+            if (c.Value < Length)
+            {
+                runtime.When(chain, Step);
+            }
+        }
+
+        var parked = Stopwatch.StartNew();
+        while (scheduler.Sleepers != 2)
+        {
+            Assert.True(parked.Elapsed < Progress.Limit, "the workers never parked");
+            Thread.Sleep(1);
+        }
+
+        runtime.When(chain, Step);
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        Assert.Equal(Length, await runtime.WhenAsync(chain, c => c.Value).Guard());
+        int woken = Array.FindIndex(sleepersSeen, n => n != 1);
+        Assert.True(woken < 0, $"step {woken} saw {(woken < 0 ? 0 : sleepersSeen[woken])} sleepers, not 1: a step woke the parked worker");
+        Assert.All(threads, t => Assert.Equal(threads[0], t));
+    }
+
     public static TheoryData<BocDispatcher> Dispatchers => new() { BocDispatcher.BocScheduler, BocDispatcher.ThreadPool };
 
     [Theory]
