@@ -252,7 +252,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
             // A behaviour already waiting in the slot moves to the queue, where other workers can steal it, so wake one
             // if any sleeps. Exchange, not a plain store: an idle worker may be taking that item as stuck work.
-            object? displaced = Interlocked.Exchange(ref worker.Next, behaviour);
+            Behaviour? displaced = Interlocked.Exchange(ref worker.Next, behaviour);
             if (displaced is not null)
             {
                 PushLocal(worker, displaced);
@@ -337,16 +337,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     protected override IEnumerable<Task> GetScheduledTasks()
     {
         // A snapshot for debuggers. The inbox enumerates as a moment-in-time copy; the run queues are read without
-        // taking anything, so a task taken meanwhile may still be listed.
+        // taking anything, so a task taken meanwhile may still be listed. (Next slots hold behaviours only.)
         var tasks = new List<Task>();
         tasks.AddRange(_inbox.OfType<Task>());
         foreach (Worker worker in _workers)
         {
             tasks.AddRange(worker.Queue.Snapshot().OfType<Task>());
-            if (Volatile.Read(ref worker.Next) is Task next)
-            {
-                tasks.Add(next);
-            }
         }
 
         return tasks;
@@ -461,6 +457,19 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private void RunOnThreadPool(object item) =>
         ThreadPool.UnsafeQueueUserWorkItem(static s => s.Scheduler.Execute(s.Item), (Scheduler: this, Item: item), preferLocal: false);
 
+    /// <summary>Runs an item; <paramref name="behaviour"/> says it is known to be a behaviour (it came from the next slot).</summary>
+    private void Execute(object item, bool behaviour)
+    {
+        if (behaviour)
+        {
+            // The next slot holds behaviours only (Dispatch fills it): no type test.
+            Unsafe.As<Behaviour>(item).Run();
+            return;
+        }
+
+        Execute(item);
+    }
+
     private void Execute(object item)
     {
         switch (item)
@@ -486,7 +495,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         ExecutionContext? defaultContext = ExecutionContext.Capture();
         while (true)
         {
-            object? item = NextItem(self);
+            object? item = NextItem(self, out bool fromNextSlot);
             if (item is null)
             {
                 if (!WaitForWork(self))
@@ -501,12 +510,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             {
                 // Measured only while a listener wants it: two timestamps per item.
                 long start = Stopwatch.GetTimestamp();
-                Execute(item);
+                Execute(item, fromNextSlot);
                 Volatile.Write(ref self.BusyTicks, self.BusyTicks + (Stopwatch.GetTimestamp() - start));
             }
             else
             {
-                Execute(item);
+                Execute(item, fromNextSlot);
             }
 
             // An item may have set AsyncLocals (or the culture, or Activity.Current) or replaced the synchronization
@@ -527,10 +536,14 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
     }
 
-    /// <summary>The item this worker runs next, or null if it found none anywhere.</summary>
-    private object? NextItem(Worker self)
+    /// <summary>
+    /// The item this worker runs next, or null if it found none anywhere; <paramref name="fromNextSlot"/> says it is the
+    /// behaviour of the next slot.
+    /// </summary>
+    private object? NextItem(Worker self, out bool fromNextSlot)
     {
         object? item;
+        fromNextSlot = false;
 
         // Fairness for outside work: however the worker is kept busy (a chain in its next slot, a queue that refills
         // itself), every InboxCheckInterval-th item comes from the inbox if the inbox has any.
@@ -545,6 +558,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             if (self.NextRuns < NextSlotRunLimit)
             {
                 self.NextRuns++;
+                fromNextSlot = true;
                 return next;
             }
 
@@ -555,6 +569,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             // made to wait for another full run.
             if (self.Queue.IsEmpty)
             {
+                fromNextSlot = true;
                 return next;
             }
 
@@ -762,7 +777,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         public long[] LastSeenTicks { get; }
 
         /// <summary>The behaviour to run next on this worker; taken by the owner, or by an idle worker if stuck.</summary>
-        public object? Next;
+        public Behaviour? Next;
 
         /// <summary>Items run by this worker: the inbox-check clock, and read by idle workers to spot a blocked body.</summary>
         public long Ticks;
