@@ -15,8 +15,19 @@ namespace Boc;
 //   * Worker.Next - the next slot. Filled only by its owner (Dispatch on a worker: a behaviour made ready there runs
 //     next there, cache-warm). Emptied by the owner (NextItem; or OnSpawn, which moves it to the queue when the
 //     item that filled it spawns again, so is not about to finish) or, when the owner looks blocked, by a parked
-//     peer (TakeStuckWork). Every take is an Interlocked.Exchange, so an item in the slot is taken exactly once; the
-//     owner fills an empty slot with a release store (nobody else writes a non-null value, so it cannot race a fill).
+//     peer (TakeStuckWork). The owner fills an empty slot with a release store (nobody else writes a non-null value,
+//     so it cannot race a fill). Takes inside a body (OnSpawn, Dispatch's displacement) and a thief's are
+//     Interlocked.Exchange; the owner's take between items (NextItem, once per chain hop) is a plain read and write,
+//     kept apart from thieves by an asymmetric pair (next paragraph). So an item in the slot is taken exactly once.
+//   * The owner's plain take. A thief takes only from a worker that is inside a body (InBody, set by the owner
+//     before each item and cleared at the start of NextItem) and has run nothing for an interval. The owner clears
+//     InBody, then reads Stealing, then takes; a thief sets Stealing (a CAS, so one thief at a time), issues a
+//     process-wide barrier (Interlocked.MemoryBarrierProcessWide), then reads InBody and takes only if it is set.
+//     The barrier orders the owner's store and load as if the owner had fenced between them, so either the owner
+//     sees Stealing (and waits for the thief, then takes by Exchange) or the thief sees InBody clear, or set again
+//     by the next item, whose release store comes after the owner's take. The owner reads the slot only after its
+//     acquire read of Stealing, so a thief that finished first left the slot empty for it. Only a thief pays a
+//     barrier (a system call), once per stuck worker per interval.
 //   * Worker.Queue - a bounded ring (Scheduling/RunQueue.cs). Pushed only by its owner; taken by anyone by CAS on its
 //     head, one item (TryTake) or half the queue at once (StealHalfInto, into the thief's own empty queue). Its
 //     argument (why a consumer may read a slot before claiming it, and the release/acquire pairs) is in that file.
@@ -46,9 +57,10 @@ namespace Boc;
 // is an interlocked operation (full fence on both), a Volatile.Write paired with a Volatile.Read (emitted as stlr/ldar
 // on ARM64), or goes through ConcurrentQueue/SemaphoreSlim, which order themselves. The one store-then-load order the
 // wake-up needs (publish the item, then read the sleeper count) is the one that even x64 may reorder, so it has an
-// explicit Interlocked.MemoryBarrier. Plain fields are owner-only (NextRuns, LastSeenTicks, Spill, the ring's tail as
-// read by its owner) or a heuristic read by others (Ticks, written with a release store: a stale value only delays a
-// stuck-work takeover by one interval).
+// explicit Interlocked.MemoryBarrier. The next slot's take between items needs no fence on the owner's side: the thief's
+// process-wide barrier stands in for it (above), on ARM64 as on x64. Plain fields are owner-only (NextRuns,
+// LastSeenTicks, Spill, the ring's tail as read by its owner) or a heuristic read by others (Ticks, written with a
+// release store: a stale value only delays a stuck-work takeover by one interval).
 // =====================================================================================================================
 
 /// <summary>
@@ -116,6 +128,10 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private static Worker? t_worker;
 
     private readonly Worker[] _workers;
+
+    // The workers' run queues, apart from the Worker objects: an idle worker polls every queue while it spins, and
+    // reading a queue through its Worker would share a cache line with the fields its owner writes on every item.
+    private readonly RunQueue[] _queues;
     private readonly ConcurrentQueue<object> _inbox = new();
     private readonly SemaphoreSlim _wake = new(0);
     private readonly BocSynchronizationContext _context;
@@ -159,9 +175,11 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         _maxSpinning = Math.Max(1, workerCount / 2);
         _context = new BocSynchronizationContext(this);
         _workers = new Worker[workerCount];
+        _queues = new RunQueue[workerCount];
         for (int i = 0; i < workerCount; i++)
         {
             _workers[i] = new Worker(this, i);
+            _queues[i] = _workers[i].Queue;
         }
 
         BocMetrics.Schedulers.Add(this);
@@ -173,6 +191,14 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
     }
 
+#if DEBUG
+    /// <summary>
+    /// Debug builds only: called by a worker that has decided to take another's stuck next-slot item, just before it
+    /// takes it (a test pauses the thief there to check that the owner then leaves the item alone).
+    /// </summary>
+    internal Action? ThiefDecidedHook { get; set; }
+
+#endif
     /// <summary>Gets the number of worker threads.</summary>
     public int WorkerCount => _workers.Length;
 
@@ -506,6 +532,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
                 continue;
             }
 
+            // Inside a body from here until the next NextItem: only now may a thief take what the body puts in the next
+            // slot. A release store: a thief that sees it also sees this worker's take of the slot (NextItem).
+            Volatile.Write(ref self.InBody, 1);
             if (BocMetrics.BusyTime.Enabled)
             {
                 // Measured only while a listener wants it: two timestamps per item.
@@ -545,6 +574,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         object? item;
         fromNextSlot = false;
 
+        // Out of the body: a thief now leaves the next slot alone (TakeNext's pair with TakeStuckWork).
+        Volatile.Write(ref self.InBody, 0);
+
         // Fairness for outside work: however the worker is kept busy (a chain in its next slot, a queue that refills
         // itself), every InboxCheckInterval-th item comes from the inbox if the inbox has any.
         if (self.Ticks % InboxCheckInterval == 0 && !_inbox.IsEmpty && _inbox.TryDequeue(out item))
@@ -553,7 +585,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             return item;
         }
 
-        if (Volatile.Read(ref self.Next) is not null && Interlocked.Exchange(ref self.Next, null) is { } next)
+        if (TakeNext(self) is { } next)
         {
             if (self.NextRuns < NextSlotRunLimit)
             {
@@ -579,6 +611,44 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         self.NextRuns = 0;
         return self.Queue.TryTake() ?? TakeFromInbox(self) ?? Steal(self);
+    }
+
+    /// <summary>
+    /// The owner's take of its next slot between items, after NextItem cleared <see cref="Worker.InBody"/>: a plain read and
+    /// write unless a thief is at work (the file comment, "The owner's plain take", has the argument).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Behaviour? TakeNext(Worker self)
+    {
+        // After the store of InBody: the store-then-load pair whose fence the thief's process-wide barrier provides.
+        if (Volatile.Read(ref self.Stealing) != 0)
+        {
+            return TakeNextBesideAThief(self);
+        }
+
+        // Read after the acquire read above, so a thief that finished before it left the slot empty here. No thief can
+        // take the item now: one that starts sees InBody clear.
+        Behaviour? next = Volatile.Read(ref self.Next);
+        if (next is not null)
+        {
+            self.Next = null;
+        }
+
+        return next;
+    }
+
+    /// <summary>The rare take: a thief holds <see cref="Worker.Stealing"/>; it finishes in a few steps without waiting for us.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static Behaviour? TakeNextBesideAThief(Worker self)
+    {
+        var spin = default(SpinWait);
+        while (Volatile.Read(ref self.Stealing) != 0)
+        {
+            spin.SpinOnce(sleep1Threshold: -1);
+        }
+
+        // It may have taken the item (by Exchange, as here); a later thief sees InBody clear and takes nothing.
+        return Interlocked.Exchange(ref self.Next, null);
     }
 
     /// <summary>Takes one inbox item to run now and moves a batch more to the worker's (empty) queue.</summary>
@@ -613,11 +683,11 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// <summary>Steals half of another worker's queue, trying each once, starting after this one.</summary>
     private object? Steal(Worker self)
     {
-        Worker[] workers = _workers;
-        for (int i = 1; i < workers.Length; i++)
+        RunQueue[] queues = _queues;
+        for (int i = 1; i < queues.Length; i++)
         {
-            Worker victim = workers[(self.Index + i) % workers.Length];
-            if (victim.Queue.StealHalfInto(self.Queue) is { } item)
+            RunQueue victim = queues[(self.Index + i) % queues.Length];
+            if (victim.StealHalfInto(self.Queue) is { } item)
             {
                 return item;
             }
@@ -633,9 +703,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             return true;
         }
 
-        foreach (Worker worker in _workers)
+        foreach (RunQueue queue in _queues)
         {
-            if (!worker.Queue.IsEmpty)
+            if (!queue.IsEmpty)
             {
                 return true;
             }
@@ -741,8 +811,28 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
                 continue;
             }
 
-            if (self.LastSeenTicks[other.Index] == Volatile.Read(ref other.Ticks) && Volatile.Read(ref other.Next) is not null
-                && Interlocked.Exchange(ref other.Next, null) is { } stuck)
+            long seen = self.LastSeenTicks[other.Index];
+            if (seen != Volatile.Read(ref other.Ticks) || Volatile.Read(ref other.Next) is null
+                || Interlocked.CompareExchange(ref other.Stealing, 1, 0) != 0)
+            {
+                continue;
+            }
+
+            // The thief's side of the owner's plain take (the file comment, "The owner's plain take"): Stealing is set;
+            // the barrier makes the owner's InBody store and Stealing load behave as if fenced; then InBody decides.
+            // Still inside the same item (Ticks unchanged), the owner takes only by Exchange, as this does.
+            Interlocked.MemoryBarrierProcessWide();
+            Behaviour? stuck = null;
+            if (Volatile.Read(ref other.InBody) != 0 && Volatile.Read(ref other.Ticks) == seen)
+            {
+#if DEBUG
+                ThiefDecidedHook?.Invoke();
+#endif
+                stuck = Interlocked.Exchange(ref other.Next, null);
+            }
+
+            Volatile.Write(ref other.Stealing, 0);
+            if (stuck is not null)
             {
                 PushLocal(self, stuck);
             }
@@ -778,6 +868,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         /// <summary>The behaviour to run next on this worker; taken by the owner, or by an idle worker if stuck.</summary>
         public Behaviour? Next;
+
+        /// <summary>1 while the owner runs an item (set before it, cleared in NextItem): only then may a thief take <see cref="Next"/>.</summary>
+        public int InBody;
+
+        /// <summary>1 while a thief decides whether to take <see cref="Next"/> (TakeStuckWork; one thief at a time).</summary>
+        public int Stealing;
 
         /// <summary>Items run by this worker: the inbox-check clock, and read by idle workers to spot a blocked body.</summary>
         public long Ticks;
