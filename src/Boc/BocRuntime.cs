@@ -319,8 +319,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         int worker = _bocScheduler?.OnSpawn() ?? -1;
 
         // Count first, then check for disposal: either this spawn sees the flag, or the disposer's wait sees the count
-        // (a Dekker pair, fenced on both sides, or by the disposer alone for a worker's plain count: PendingCount), so
-        // a drain can never miss an accepted behaviour.
+        // (a Dekker pair, fenced on both sides, or by the disposer alone for a plain count on a line of one writer:
+        // PendingCount), so a drain can never miss an accepted behaviour.
         _pending.Spawned(worker);
         if (Volatile.Read(ref _disposed) != 0)
         {
@@ -449,7 +449,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         ThrowIfInOwnBody("dispose");
         Interlocked.Exchange(ref _disposed, 1);
 
-        // The disposer's half of the spawn's Dekker pair: a worker counts a spawn in with a plain store (PendingCount).
+        // The disposer's half of the spawn's Dekker pair: a worker, or a thread with a line of its own, counts a spawn in
+        // with a plain store (PendingCount).
         global::Boc.PendingCount.FenceWorkers();
     }
 

@@ -1,4 +1,5 @@
 using System.Numerics;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace Boc;
@@ -23,15 +24,19 @@ namespace Boc;
 /// finished(t) ≤ spawned(t). If the two sums are equal, then finished(t) = spawned(t): at t nothing was pending.
 /// </para>
 /// <para>
-/// Two kinds of lines. A worker of the runtime's own <see cref="BocScheduler"/> counts on a line of its own, and is its
-/// only writer, so it counts with plain release stores: a chain of behaviours on one worker then pays no locked
-/// instruction for the count (two per behaviour before, one in and one out). Every other thread (an outside producer,
-/// the thread pool, a continuation off the workers) counts on a stripe chosen by <see cref="Thread.GetCurrentProcessorId"/>:
-/// threads on one core share a line, which that core already owns; two threads may still meet on a stripe (a thread
-/// migrates, or more processors than stripes), hence interlocked increments there, uncontended in the common case.
-/// Monotonic counts on both kinds keep the argument above: a behaviour's spawned count is visible before its finished
-/// count (a worker's release store comes before the spawn's enqueue, an interlocked step, and everything that runs the
-/// behaviour is ordered after that enqueue), and the reader reads with acquire loads.
+/// Two kinds of lines. A line with one writer is counted with plain release stores: a chain of behaviours on one
+/// worker, or a producer thread's flood, then pays no locked instruction for the count (two per behaviour before, one
+/// in and one out). A worker of the runtime's own <see cref="BocScheduler"/> has such a line; so does each other thread
+/// that counts here (an outside producer, a thread-pool thread, a continuation off the workers), up to
+/// <see cref="ThreadLines"/> of them, found by its managed thread id. An id names one live thread at a time, and a
+/// thread that reuses a dead one's id goes on counting where it left off (its counts stay, so the sums stay right).
+/// Threads beyond that count on a stripe chosen by <see cref="Thread.GetCurrentProcessorId"/>, where two threads may
+/// meet (a thread migrates, or more processors than stripes), hence interlocked increments there.
+/// Monotonic counts on every kind keep the argument above: a behaviour's spawned count is visible before its finished
+/// count (a release store, or an interlocked one, comes before the spawn's enqueue, an interlocked step, and
+/// everything that runs the behaviour is ordered after that enqueue), and the reader reads with acquire loads. A line
+/// taken into use during a read starts at zero: skipped by the finished pass it reads as zero (no more than its value
+/// at the moment between the passes), and the spawned pass looks at every line in use when it starts.
 /// </para>
 /// <para>
 /// Waking a waiter (see <see cref="BocRuntime"/>): a finisher counts itself out and then reads <see cref="Waiting"/>; a
@@ -41,12 +46,12 @@ namespace Boc;
 /// check sees the increment, or the finisher sees the flag and checks. Interlocked increments are totally ordered (x64;
 /// on ARM64 the runtime's interlocked operations are full barriers), so of several last finishers the later one's check
 /// sees the earlier one's count.</item>
-/// <item>A worker's plain store needs the waiter's side to do all the fencing: after setting the flag the waiter calls
-/// <see cref="FenceWorkers"/>, a process-wide barrier. A worker whose read of the flag came before that barrier had its
-/// earlier store (its count) made visible by it, so the waiter's check sees the count; a read after it sees the flag.
-/// So no quiescent moment is missed by the waiter.</item>
-/// <item>Two last finishers, at least one a worker, both seeing the flag: the worker fences (a full barrier) after
-/// seeing it and before its check, and the other's increment is interlocked, so at least one check sees both counts,
+/// <item>A plain store on a line of one writer needs the waiter's side to do all the fencing: after setting the flag the
+/// waiter calls <see cref="FenceWorkers"/>, a process-wide barrier. A thread whose read of the flag came before that
+/// barrier had its earlier store (its count) made visible by it, so the waiter's check sees the count; a read after it
+/// sees the flag. So no quiescent moment is missed by the waiter.</item>
+/// <item>Two last finishers, at least one on a line of its own, both seeing the flag: that one fences (a full barrier)
+/// after seeing it and before its check, and the other's count is fenced too, so at least one check sees both counts,
 /// as with two stripes.</item>
 /// </list>
 /// The runtime's disposal check (count in, then read the disposed flag; the disposer sets it, then counts) is the same
@@ -56,11 +61,32 @@ namespace Boc;
 /// </remarks>
 internal sealed class PendingCount
 {
+    /// <summary>How many threads other than the workers get a line of their own (the rest share the processor stripes).</summary>
+    internal const int ThreadLines = 64;
+
+    // The calling thread's line in the PendingCount it used last (a thread counting for two runtimes in turn looks
+    // its line up again on each switch).
+    [ThreadStatic]
+    private static PendingCount? t_lastCount;
+
+    [ThreadStatic]
+    private static int t_lastLine;
+
     // The processor stripes first (interlocked, any thread), then one line per worker of the runtime's BocScheduler,
-    // written only by that worker (no interlocked operation). One array, so that Read sums every line in one pass.
+    // then the threads' lines; each of the last two kinds has one writer (no interlocked operation). One array, so that
+    // Read sums every line in one pass.
     private readonly Stripe[] _stripes;
     private readonly int _mask;
     private readonly int _workerCount;
+    private readonly int _threadBase;
+
+    // Managed thread id -> index of its line in _stripes; written under the lock, read under it on a thread's first
+    // count (and after a switch between runtimes).
+    private readonly Dictionary<int, int> _threadLines = [];
+    private readonly Lock _threadLinesLock = new();
+
+    // Lines handed to threads so far (grows to ThreadLines; read by Read to know which lines to sum).
+    private int _threadLinesUsed;
 
     // 1 while a quiescence waiter is registered. Read by every completion, written rarely: its own line.
     private PaddedCounter _waiting;
@@ -69,9 +95,10 @@ internal sealed class PendingCount
     public PendingCount(int workers)
     {
         int count = (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(1, Environment.ProcessorCount));
-        _stripes = new Stripe[count + workers];
+        _stripes = new Stripe[count + workers + ThreadLines];
         _mask = count - 1;
         _workerCount = workers;
+        _threadBase = count + workers;
     }
 
     /// <summary>Gets whether a quiescence waiter is registered (see the remarks).</summary>
@@ -79,17 +106,19 @@ internal sealed class PendingCount
 
     /// <summary>
     /// Counts one accepted behaviour. <paramref name="worker"/> is the calling thread's index among the runtime's own
-    /// <see cref="BocScheduler"/> workers, or -1: a worker counts on its own line with a plain store, any other thread
-    /// with an interlocked increment (a full fence). The runtime's disposal check after it relies on the fence, or, for a
-    /// worker, on the disposer's <see cref="FenceWorkers"/> (see the remarks).
+    /// <see cref="BocScheduler"/> workers, or -1. A worker, and any other thread with a line of its own, counts with a
+    /// plain release store; a thread beyond <see cref="ThreadLines"/> with an interlocked increment. The runtime's
+    /// disposal check after it relies on the disposer's <see cref="FenceWorkers"/>, a process-wide barrier, which orders
+    /// either kind (see the remarks).
     /// </summary>
     public void Spawned(int worker)
     {
-        if ((uint)worker < (uint)_workerCount)
+        int line = (uint)worker < (uint)_workerCount ? _mask + 1 + worker : ThreadLine();
+        if (line >= 0)
         {
-            // Single writer: only worker `worker` writes this line. A release store, so that whoever sees a count of
+            // Single writer: only this thread writes this line. A release store, so that whoever sees a count of
             // finished behaviours that includes this one also sees it counted in (the remarks' "spawned before finished").
-            ref long spawned = ref _stripes[_mask + 1 + worker].Spawned;
+            ref long spawned = ref _stripes[line].Spawned;
             Volatile.Write(ref spawned, spawned + 1);
             return;
         }
@@ -103,9 +132,10 @@ internal sealed class PendingCount
     /// </summary>
     public bool Finished(int worker, int count = 1)
     {
-        if ((uint)worker < (uint)_workerCount)
+        int line = (uint)worker < (uint)_workerCount ? _mask + 1 + worker : ThreadLine();
+        if (line >= 0)
         {
-            ref long finished = ref _stripes[_mask + 1 + worker].Finished;
+            ref long finished = ref _stripes[line].Finished;
             Volatile.Write(ref finished, finished + count);
             if (Volatile.Read(ref _waiting.Value) == 0)
             {
@@ -165,18 +195,51 @@ internal sealed class PendingCount
     private (long Finished, long Spawned) Read()
     {
         long finished = 0;
-        foreach (ref Stripe stripe in _stripes.AsSpan())
+        foreach (ref Stripe stripe in InUse())
         {
             finished += Volatile.Read(ref stripe.Finished);
         }
 
         long spawned = 0;
-        foreach (ref Stripe stripe in _stripes.AsSpan())
+        foreach (ref Stripe stripe in InUse())
         {
             spawned += Volatile.Read(ref stripe.Spawned);
         }
 
         return (finished, spawned);
+    }
+
+    /// <summary>The lines in use now: the processor stripes, the workers' lines, and the threads' lines handed out so far.</summary>
+    private Span<Stripe> InUse() => _stripes.AsSpan(0, _threadBase + Volatile.Read(ref _threadLinesUsed));
+
+    /// <summary>The calling thread's own line, or -1 if every thread line is taken (it then uses a processor stripe).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int ThreadLine() => ReferenceEquals(t_lastCount, this) ? t_lastLine : FindThreadLine();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int FindThreadLine()
+    {
+        int id = Environment.CurrentManagedThreadId;
+        int line;
+        lock (_threadLinesLock)
+        {
+            if (!_threadLines.TryGetValue(id, out line))
+            {
+                line = -1;
+                if (_threadLinesUsed < ThreadLines)
+                {
+                    line = _threadBase + _threadLinesUsed;
+                    _threadLines.Add(id, line);
+
+                    // Before this thread's first count on the line: a Read that sees the count sees the line in use.
+                    Volatile.Write(ref _threadLinesUsed, _threadLinesUsed + 1);
+                }
+            }
+        }
+
+        t_lastCount = this;
+        t_lastLine = line;
+        return line;
     }
 
     /// <summary>Two counters that one processor writes, on a cache line of their own (64 bytes of padding before).</summary>

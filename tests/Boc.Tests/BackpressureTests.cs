@@ -59,6 +59,63 @@ public sealed class BackpressureTests(ITestOutputHelper output)
     [Theory]
     [InlineData(BocDispatcher.BocScheduler)]
     [InlineData(BocDispatcher.ThreadPool)]
+    public async Task PendingCount_FromMoreThreadsThanHaveLinesOfTheirOwn_IsExact_AndReachesZero(BocDispatcher dispatcher)
+    {
+        // Each thread other than the workers counts on a line of its own with plain stores, up to PendingCount.ThreadLines
+        // threads; the rest share the interlocked processor stripes. More threads than that spawn behind one blocked
+        // behaviour, so nothing can finish: the count must be exact. Then it must reach zero, and quiescence be seen. A
+        // second generation of threads (which may reuse the first's managed ids, and so their lines) does the same.
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, WorkerCount = 2 });
+
+        // A bounded drain: with a count lost or doubled the runtime would never look quiescent, and a plain dispose would
+        // wait for that forever.
+        await using var drain = runtime.DrainOnExit();
+        var cown = new Cown<int[]>(new int[1]);
+        const int Threads = PendingCount.ThreadLines + 16;
+        const int PerThread = 50;
+        int expectedRuns = 0;
+        for (int generation = 0; generation < 2; generation++)
+        {
+            using var gate = new Gate();
+            var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            runtime.When(cown, c =>
+            {
+                entered.SetResult();
+                gate.Wait();
+                c[0]++;
+            });
+            await entered.Task.Guard();
+            Thread[] threads = Enumerable.Range(0, Threads).Select(_ => new Thread(() =>
+            {
+                for (int i = 0; i < PerThread; i++)
+                {
+                    runtime.When(cown, c => c[0]++);
+                }
+            })).ToArray();
+            foreach (Thread thread in threads)
+            {
+                thread.Start();
+            }
+
+            foreach (Thread thread in threads)
+            {
+                Assert.True(thread.Join(Progress.Limit));
+            }
+
+            Assert.Equal(1 + (Threads * PerThread), runtime.PendingCount);
+            gate.Set();
+            await runtime.WaitForQuiescenceAsync().Guard();
+            Assert.Equal(0, runtime.PendingCount);
+            expectedRuns += 1 + (Threads * PerThread);
+            Assert.Equal(expectedRuns, await runtime.WhenAsync(cown, c => c[0]).Guard());
+            await runtime.WaitForQuiescenceAsync().Guard();
+            Assert.Equal(0, runtime.PendingCount);
+        }
+    }
+
+    [Theory]
+    [InlineData(BocDispatcher.BocScheduler)]
+    [InlineData(BocDispatcher.ThreadPool)]
     public async Task AnAwaitedResult_HasGivenItsRoomBack(BocDispatcher dispatcher)
     {
         // Bound 1, Throw mode: once a caller has a behaviour's result, its room is free, so the caller's next spawn is
