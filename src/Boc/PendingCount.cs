@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -80,9 +81,9 @@ internal sealed class PendingCount
     private readonly int _workerCount;
     private readonly int _threadBase;
 
-    // Managed thread id -> index of its line in _stripes; written under the lock, read under it on a thread's first
-    // count (and after a switch between runtimes).
-    private readonly Dictionary<int, int> _threadLines = [];
+    // Managed thread id -> index of its line in _stripes, or -1 for a thread that found every line taken. Read without
+    // a lock (a thread counting for two runtimes in turn looks its line up on each switch); added to under the lock.
+    private readonly ConcurrentDictionary<int, int> _threadLines = new();
     private readonly Lock _threadLinesLock = new();
 
     // Lines handed to threads so far (grows to ThreadLines; read by Read to know which lines to sum).
@@ -220,20 +221,21 @@ internal sealed class PendingCount
     private int FindThreadLine()
     {
         int id = Environment.CurrentManagedThreadId;
-        int line;
-        lock (_threadLinesLock)
+        if (!_threadLines.TryGetValue(id, out int line))
         {
-            if (!_threadLines.TryGetValue(id, out line))
+            lock (_threadLinesLock)
             {
+                // Only this thread adds its own id, so it is still missing; the lock orders the lines handed out.
                 line = -1;
                 if (_threadLinesUsed < ThreadLines)
                 {
                     line = _threadBase + _threadLinesUsed;
-                    _threadLines.Add(id, line);
 
                     // Before this thread's first count on the line: a Read that sees the count sees the line in use.
                     Volatile.Write(ref _threadLinesUsed, _threadLinesUsed + 1);
                 }
+
+                _threadLines[id] = line;
             }
         }
 
@@ -241,6 +243,7 @@ internal sealed class PendingCount
         t_lastLine = line;
         return line;
     }
+
 
     /// <summary>Two counters that one processor writes, on a cache line of their own (64 bytes of padding before).</summary>
     [StructLayout(LayoutKind.Explicit, Size = 128)]
