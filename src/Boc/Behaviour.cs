@@ -1002,11 +1002,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
     /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
     /// <remarks>
-    /// Not more: with 31, floods of cheap messages ran faster still (Count, Radixsort), but pipelines of expensive
-    /// stages lost their overlap between workers (Savina Filterbank took 2.4 times as long, Sieve 10% longer); with 7
-    /// neither is slower than without appending (benchmarks/README.md, "Floods are appended").
+    /// 31 (a run of 32 bodies): floods of cheap messages amortize a behaviour over that many (Savina Count and
+    /// Radixsort actor ran about 1.3 times as fast as with 7). When appending came, 31 made pipelines of expensive
+    /// stages slower (Filterbank 2.4 times, Sieve 10%) and the bound was cut to 7; on today's scheduler neither is
+    /// slower with 31, and Filterbank's time is decided per process, in three modes, whatever the bound
+    /// (benchmarks/README.md, "Floods are appended" and "Longer appended runs"). Not more: 63 measured no faster, and
+    /// each extra body lengthens the scheduler's latency bounds in bodies (README "Bounds count behaviours").
     /// </remarks>
-    internal const int MaxAppended = 7;
+    internal const int MaxAppended = 31;
 
     private const long AppendCountMask = 0xFF;
     private const long AppendOpen = 1 << 8;

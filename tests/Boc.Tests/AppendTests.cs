@@ -20,7 +20,7 @@ public sealed class AppendTests(ITestOutputHelper output)
     public async Task AFloodBehindABusyCown_IsAppendedToTheTail_AndRunsOnceEachInSpawnOrder(BocDispatcher dispatcher)
     {
         // One spawner, the cown held by a body that waits: every spawn finds the queue busy. The first spawn behind the
-        // holder enqueues a behaviour; the next MaxAppended ride in it; and so on. So the queue holds exactly
+        // holder enqueues a behaviour; the next MaxAppended (31) ride in it; and so on. So the queue holds exactly
         // ceil(N / (1 + MaxAppended)) behaviours, and the bodies run in spawn order.
         const int N = 1_000;
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
@@ -44,12 +44,18 @@ public sealed class AppendTests(ITestOutputHelper output)
         List<int> order = await runtime.WhenAsync(log, l => l.ToList()).Guard();
         Assert.Equal(Enumerable.Range(0, N), order);
 
-        // The dump's lines after the holder: "  k: waiting (1 to go) on <cown> (write), +7 appended bodies".
+        // The dump's lines after the holder: "  k: waiting (1 to go) on <cown> (write), +31 appended bodies".
         string[] queued = dump.Split('\n').Skip(2).Where(l => l.Contains("waiting", StringComparison.Ordinal)).ToArray();
         int bodies = queued.Sum(l => 1 + AppendedIn(l));
         output.WriteLine($"{queued.Length} behaviours queued for {N} spawns");
         Assert.True(bodies == N, $"the queue holds {bodies} bodies for {N} spawns:\n{dump}");
-        int expected = (N + Behaviour.MaxAppended) / (1 + Behaviour.MaxAppended);
+
+        // The README's bound, as it states it: a behaviour runs at most 32 bodies. None carries more, and a flood fills
+        // each one up to it, so exactly ceil(N / 32) are queued (a larger or smaller bound fails one of the two).
+        const int BodiesPerBehaviour = 32;
+        int most = queued.Max(l => 1 + AppendedIn(l));
+        Assert.True(most <= BodiesPerBehaviour, $"a behaviour carries {most} bodies, the bound is {BodiesPerBehaviour}:\n{dump}");
+        int expected = (N + BodiesPerBehaviour - 1) / BodiesPerBehaviour;
         Assert.True(queued.Length == expected, $"{queued.Length} behaviours queued, expected {expected}:\n{dump}");
     }
 
