@@ -604,12 +604,11 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     {
         if (cownInSlot || pair)
         {
-            sb.AppendLine($"        AddRequest(c{i}.Cown, c{i}.IsReadOnly);");
+            sb.AppendLine($"        AddRequest(c{i});");
             continue;
         }
 
-        sb.AppendLine($"        _c{i} = c{i}.Cown;");
-        sb.AppendLine($"        AddRequest(_c{i}, c{i}.IsReadOnly);");
+        sb.AppendLine($"        _c{i} = AddRequest(c{i});");
     }
 
     if (shape.Dynamic)
@@ -617,7 +616,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
         sb.AppendLine("        _cowns = cowns;");
         sb.AppendLine("        foreach (IAcquirable<TElement> cown in cowns)");
         sb.AppendLine("        {");
-        sb.AppendLine("            AddRequest(cown.Cown, cown.IsReadOnly);");
+        sb.AppendLine("            AddRequest(cown);");
         sb.AppendLine("        }");
     }
 

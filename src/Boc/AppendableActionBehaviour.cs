@@ -15,10 +15,10 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
     private TState? _state;
     private long _appendState;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
+    public void Init(BocRuntime runtime, Cown cown, bool read, Action<T1, TState> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(cown, read);
         _body = body;
         _state = state;
     }

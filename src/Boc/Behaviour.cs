@@ -461,6 +461,17 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
     }
 
+    /// <summary>
+    /// Adds the request that a <c>When</c> argument (an <see cref="IAcquirable{T}"/>) makes, without an interface call
+    /// (<see cref="Acquisition"/>); called by derived Init methods, in argument order. Returns the cown.
+    /// </summary>
+    protected Cown AddRequest(object acquirable)
+    {
+        Cown cown = Acquisition.CownOf(acquirable, out bool isRead);
+        AddRequest(cown, isRead);
+        return cown;
+    }
+
     /// <summary>Adds a request; called by derived Init methods, in argument order.</summary>
     protected void AddRequest(Cown cown, bool isRead)
     {

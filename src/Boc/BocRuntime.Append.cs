@@ -14,17 +14,17 @@ public sealed partial class BocRuntime
     internal void SpawnOne<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
     {
-        Cown cown = c1.Cown;
+        Cown cown = Acquisition.CownOf(c1, out bool read);
         // Null first: an idle cown (a chain hopping between actors) skips the type test, which in this shared generic
         // code is a helper call.
         if (Volatile.Read(ref cown.Last) is { } last && last is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
-            && (!c1.IsReadOnly || ReadsMayAppend) && TryAppend(tail, cown, c1.IsReadOnly, body, state))
+            && (!read || ReadsMayAppend) && TryAppend(tail, cown, read, body, state))
         {
             return;
         }
 
         AppendableActionBehaviour<T1, TState> behaviour = BehaviourPool<AppendableActionBehaviour<T1, TState>>.Rent();
-        behaviour.Init(this, c1, body, state);
+        behaviour.Init(this, cown, read, body, state);
         SpawnAdmitted(behaviour);
     }
 

@@ -10,7 +10,7 @@ namespace Boc;
 /// the state (the Boc analyzer reports writes through a read-only acquisition). A behaviour that acquires the same cown
 /// for writing is ordered with the readers by spawn order, and runs alone.
 /// </remarks>
-public sealed class ReadOnlyCown<T> : IAcquirable<T>
+public sealed class ReadOnlyCown<T> : IAcquirable<T>, IReadOnlyRequest
     where T : class
 {
     internal ReadOnlyCown(Cown<T> cown) => Target = cown;
@@ -19,6 +19,8 @@ public sealed class ReadOnlyCown<T> : IAcquirable<T>
     public Cown<T> Target { get; }
 
     Cown IAcquirable<T>.Cown => Target;
+
+    Cown IReadOnlyRequest.Cown => Target;
 
     bool IAcquirable<T>.IsReadOnly => true;
 

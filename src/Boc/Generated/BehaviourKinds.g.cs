@@ -199,7 +199,7 @@ internal sealed class ActionBehaviour<T1, TState> : FireAndForgetBehaviour
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c1);
         _body = body;
         _state = state;
     }
@@ -228,7 +228,7 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c1);
         _body = body;
         _state = state;
     }
@@ -264,7 +264,7 @@ internal sealed class AwaitedActionBehaviour<T1, TState> : ResultBehaviour<bool>
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Action<T1, TState> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c1);
         _body = body;
         _state = state;
     }
@@ -293,7 +293,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c1);
         _body = body;
         _state = state;
     }
@@ -329,7 +329,7 @@ internal sealed class FuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResu
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c1);
         _body = body;
         _state = state;
     }
@@ -358,7 +358,7 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 1);
-        AddRequest(c1.Cown, c1.IsReadOnly);
+        AddRequest(c1);
         _body = body;
         _state = state;
     }
@@ -396,8 +396,8 @@ internal sealed class ActionBehaviour<T1, T2, TState> : FireAndForgetBehaviour
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
     {
         Prepare(runtime, 2, pair: true);
-        AddRequest(c1.Cown, c1.IsReadOnly);
-        AddRequest(c2.Cown, c2.IsReadOnly);
+        AddRequest(c1);
+        AddRequest(c2);
         _body = body;
         _state = state;
     }
@@ -430,8 +430,8 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehavi
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
     {
         Prepare(runtime, 2, pair: true);
-        AddRequest(c1.Cown, c1.IsReadOnly);
-        AddRequest(c2.Cown, c2.IsReadOnly);
+        AddRequest(c1);
+        AddRequest(c2);
         _body = body;
         _state = state;
     }
@@ -471,8 +471,8 @@ internal sealed class AwaitedActionBehaviour<T1, T2, TState> : ResultBehaviour<b
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
     {
         Prepare(runtime, 2, pair: true);
-        AddRequest(c1.Cown, c1.IsReadOnly);
-        AddRequest(c2.Cown, c2.IsReadOnly);
+        AddRequest(c1);
+        AddRequest(c2);
         _body = body;
         _state = state;
     }
@@ -505,8 +505,8 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehavi
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
     {
         Prepare(runtime, 2, pair: true);
-        AddRequest(c1.Cown, c1.IsReadOnly);
-        AddRequest(c2.Cown, c2.IsReadOnly);
+        AddRequest(c1);
+        AddRequest(c2);
         _body = body;
         _state = state;
     }
@@ -546,8 +546,8 @@ internal sealed class FuncBehaviour<T1, T2, TState, TResult> : ResultBehaviour<T
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
     {
         Prepare(runtime, 2, pair: true);
-        AddRequest(c1.Cown, c1.IsReadOnly);
-        AddRequest(c2.Cown, c2.IsReadOnly);
+        AddRequest(c1);
+        AddRequest(c2);
         _body = body;
         _state = state;
     }
@@ -580,8 +580,8 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 2, pair: true);
-        AddRequest(c1.Cown, c1.IsReadOnly);
-        AddRequest(c2.Cown, c2.IsReadOnly);
+        AddRequest(c1);
+        AddRequest(c2);
         _body = body;
         _state = state;
     }
@@ -624,12 +624,9 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : FireAndForgetBehavio
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
     {
         Prepare(runtime, 3);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
         _body = body;
         _state = state;
     }
@@ -666,12 +663,9 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : FireAndForgetBe
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
     {
         Prepare(runtime, 3);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
         _body = body;
         _state = state;
     }
@@ -715,12 +709,9 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, TState> : ResultBehavio
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
     {
         Prepare(runtime, 3);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
         _body = body;
         _state = state;
     }
@@ -757,12 +748,9 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, TState> : ResultBe
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
     {
         Prepare(runtime, 3);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
         _body = body;
         _state = state;
     }
@@ -806,12 +794,9 @@ internal sealed class FuncBehaviour<T1, T2, T3, TState, TResult> : ResultBehavio
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
     {
         Prepare(runtime, 3);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
         _body = body;
         _state = state;
     }
@@ -848,12 +833,9 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBe
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 3);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
         _body = body;
         _state = state;
     }
@@ -899,14 +881,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : FireAndForgetBeh
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
     {
         Prepare(runtime, 4);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
         _body = body;
         _state = state;
     }
@@ -946,14 +924,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : FireAndForg
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
     {
         Prepare(runtime, 4);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
         _body = body;
         _state = state;
     }
@@ -1000,14 +974,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, TState> : ResultBeh
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
     {
         Prepare(runtime, 4);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
         _body = body;
         _state = state;
     }
@@ -1047,14 +1017,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> : Resu
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
     {
         Prepare(runtime, 4);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
         _body = body;
         _state = state;
     }
@@ -1101,14 +1067,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, TState, TResult> : ResultBeh
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
     {
         Prepare(runtime, 4);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
         _body = body;
         _state = state;
     }
@@ -1148,14 +1110,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : Resu
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 4);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
         _body = body;
         _state = state;
     }
@@ -1204,16 +1162,11 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAndForge
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
     {
         Prepare(runtime, 5);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
         _body = body;
         _state = state;
     }
@@ -1256,16 +1209,11 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAnd
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
     {
         Prepare(runtime, 5);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
         _body = body;
         _state = state;
     }
@@ -1315,16 +1263,11 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> : Resul
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
     {
         Prepare(runtime, 5);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
         _body = body;
         _state = state;
     }
@@ -1367,16 +1310,11 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
     {
         Prepare(runtime, 5);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
         _body = body;
         _state = state;
     }
@@ -1426,16 +1364,11 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : Resul
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
     {
         Prepare(runtime, 5);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
         _body = body;
         _state = state;
     }
@@ -1478,16 +1411,11 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 5);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
         _body = body;
         _state = state;
     }
@@ -1539,18 +1467,12 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : FireAndF
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
     {
         Prepare(runtime, 6);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
         _body = body;
         _state = state;
     }
@@ -1596,18 +1518,12 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Fir
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
     {
         Prepare(runtime, 6);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
         _body = body;
         _state = state;
     }
@@ -1660,18 +1576,12 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : R
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
     {
         Prepare(runtime, 6);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
         _body = body;
         _state = state;
     }
@@ -1717,18 +1627,12 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
     {
         Prepare(runtime, 6);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
         _body = body;
         _state = state;
     }
@@ -1781,18 +1685,12 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> : R
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
     {
         Prepare(runtime, 6);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
         _body = body;
         _state = state;
     }
@@ -1838,18 +1736,12 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 6);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
         _body = body;
         _state = state;
     }
@@ -1904,20 +1796,13 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Fire
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
     {
         Prepare(runtime, 7);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
         _body = body;
         _state = state;
     }
@@ -1966,20 +1851,13 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
     {
         Prepare(runtime, 7);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
         _body = body;
         _state = state;
     }
@@ -2035,20 +1913,13 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
     {
         Prepare(runtime, 7);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
         _body = body;
         _state = state;
     }
@@ -2097,20 +1968,13 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TS
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
     {
         Prepare(runtime, 7);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
         _body = body;
         _state = state;
     }
@@ -2166,20 +2030,13 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
     {
         Prepare(runtime, 7);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
         _body = body;
         _state = state;
     }
@@ -2228,20 +2085,13 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TRe
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 7);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
         _body = body;
         _state = state;
     }
@@ -2299,22 +2149,14 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
     {
         Prepare(runtime, 8);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
-        _c8 = c8.Cown;
-        AddRequest(_c8, c8.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
+        _c8 = AddRequest(c8);
         _body = body;
         _state = state;
     }
@@ -2366,22 +2208,14 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
     {
         Prepare(runtime, 8);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
-        _c8 = c8.Cown;
-        AddRequest(_c8, c8.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
+        _c8 = AddRequest(c8);
         _body = body;
         _state = state;
     }
@@ -2440,22 +2274,14 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TSt
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
     {
         Prepare(runtime, 8);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
-        _c8 = c8.Cown;
-        AddRequest(_c8, c8.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
+        _c8 = AddRequest(c8);
         _body = body;
         _state = state;
     }
@@ -2507,22 +2333,14 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
     {
         Prepare(runtime, 8);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
-        _c8 = c8.Cown;
-        AddRequest(_c8, c8.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
+        _c8 = AddRequest(c8);
         _body = body;
         _state = state;
     }
@@ -2581,22 +2399,14 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TRes
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
     {
         Prepare(runtime, 8);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
-        _c8 = c8.Cown;
-        AddRequest(_c8, c8.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
+        _c8 = AddRequest(c8);
         _body = body;
         _state = state;
     }
@@ -2648,22 +2458,14 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState,
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 8);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
-        _c3 = c3.Cown;
-        AddRequest(_c3, c3.IsReadOnly);
-        _c4 = c4.Cown;
-        AddRequest(_c4, c4.IsReadOnly);
-        _c5 = c5.Cown;
-        AddRequest(_c5, c5.IsReadOnly);
-        _c6 = c6.Cown;
-        AddRequest(_c6, c6.IsReadOnly);
-        _c7 = c7.Cown;
-        AddRequest(_c7, c7.IsReadOnly);
-        _c8 = c8.Cown;
-        AddRequest(_c8, c8.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
+        _c3 = AddRequest(c3);
+        _c4 = AddRequest(c4);
+        _c5 = AddRequest(c5);
+        _c6 = AddRequest(c6);
+        _c7 = AddRequest(c7);
+        _c8 = AddRequest(c8);
         _body = body;
         _state = state;
     }
@@ -2711,7 +2513,7 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : FireAndForgetBe
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2746,7 +2548,7 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2788,7 +2590,7 @@ internal sealed class DynamicAwaitedActionBehaviour<TElement, TState> : ResultBe
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2823,7 +2625,7 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2865,7 +2667,7 @@ internal sealed class DynamicFuncBehaviour<TElement, TState, TResult> : ResultBe
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2900,7 +2702,7 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2941,12 +2743,11 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : FireAndForg
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        _c1 = AddRequest(c1);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -2981,12 +2782,11 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        _c1 = AddRequest(c1);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3028,12 +2828,11 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, TElement, TState> : Resu
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        _c1 = AddRequest(c1);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3068,12 +2867,11 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        _c1 = AddRequest(c1);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3115,12 +2913,11 @@ internal sealed class DynamicFuncBehaviour<T1, TElement, TState, TResult> : Resu
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        _c1 = AddRequest(c1);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3155,12 +2952,11 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
+        _c1 = AddRequest(c1);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3204,14 +3000,12 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3249,14 +3043,12 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3301,14 +3093,12 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3346,14 +3136,12 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3398,14 +3186,12 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
@@ -3443,14 +3229,12 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
     public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
-        _c1 = c1.Cown;
-        AddRequest(_c1, c1.IsReadOnly);
-        _c2 = c2.Cown;
-        AddRequest(_c2, c2.IsReadOnly);
+        _c1 = AddRequest(c1);
+        _c2 = AddRequest(c2);
         _cowns = cowns;
         foreach (IAcquirable<TElement> cown in cowns)
         {
-            AddRequest(cown.Cown, cown.IsReadOnly);
+            AddRequest(cown);
         }
         _body = body;
         _state = state;
