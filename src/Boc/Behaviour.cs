@@ -1146,20 +1146,23 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         // Metrics and tracing (Behaviour.Diagnostics.cs): only if something was captured at spawn.
         Activity? ambient = _spawnMicros != 0 || _traced ? OnBodyStarting() : null;
-        Behaviour? outer = t_running;
-        t_running = this;
+        // One thread-static lookup, not three (each is a call into the native TLS lookup): a thread-static's address
+        // is fixed for the thread's lifetime, and this method runs on one thread until it returns.
+        ref Behaviour? running = ref t_running;
+        Behaviour? outer = running;
+        running = this;
         try
         {
             task = InvokeBody();
         }
         catch (Exception e)
         {
-            t_running = outer;
+            running = outer;
             Finish(e, null);
             return;
         }
 
-        t_running = outer;
+        running = outer;
         if (_traced)
         {
             LeaveSpanOnThisThread(ambient);
