@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
 
 namespace Boc;
@@ -25,9 +24,9 @@ internal static class Acquisition
             return cown;
         }
 
-        Debug.Assert(acquirable is IReadOnlyRequest, "IAcquirable<T> has two implementations, Cown<T> and ReadOnlyCown<T>.");
+        // A checked cast (the read path only): a third implementation would fail here loudly, not dispatch wrongly.
         read = true;
-        return Unsafe.As<IReadOnlyRequest>(acquirable).Cown;
+        return ((IReadOnlyRequest)acquirable).Cown;
     }
 }
 

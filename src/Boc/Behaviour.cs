@@ -1014,11 +1014,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
     /// <remarks>
     /// 31 (a run of 32 bodies): floods of cheap messages amortize a behaviour over that many (Savina Count and
-    /// Radixsort actor ran 1.35 to 1.5 times as fast as with 7, in BenchmarkDotNet before/after runs). When appending came, 31 made pipelines of expensive
-    /// stages slower (Filterbank 2.4 times, Sieve 10%) and the bound was cut to 7; on today's scheduler neither is
-    /// slower with 31, and Filterbank's time is decided per process, in three modes, whatever the bound
-    /// (benchmarks/README.md, "Floods are appended" and "Longer appended runs"). Not more: 63 measured no faster, and
-    /// each extra body lengthens the scheduler's latency bounds in bodies (README "Bounds count behaviours").
+    /// Radixsort actor ran 1.35 to 1.75 times as fast as with 7, in BenchmarkDotNet before/after runs). When
+    /// appending came, 31 made pipelines of expensive stages slower (Filterbank 2.4 times, Sieve 10%) and the bound
+    /// was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's time is decided per process, in
+    /// three modes, whatever the bound (benchmarks/README.md, "Floods are appended" and "Longer appended runs"). Not
+    /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies (README,
+    /// "Bounds count behaviours").
     /// </remarks>
     internal const int MaxAppended = 31;
 
