@@ -171,7 +171,8 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
         Assert.InRange(two, twoSize - 8, twoSize + 4);
 
         // Appended: per 1 + MaxAppended spawns, one behaviour, its side object and its array of MaxAppended 16-byte
-        // entries (about 21 bytes a spawn on x64 in Release with MaxAppended 31; 34 with 7), where a behaviour each is oneSize.
+        // entries (about 21 bytes a spawn on x64 in Release with MaxAppended 31; 34 with 7), where a behaviour each is
+        // oneSize.
         Assert.InRange(appended, 16, oneSize / 2);
     }
 
