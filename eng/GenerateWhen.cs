@@ -317,18 +317,20 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         return;
     }
 
-    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
+    // The thread's runtime state, looked up once for the pool, the scheduler and the count (BocThread says why).
+    sb.AppendLine("        BocThread thread = BocThread.Current;");
+    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent(thread);");
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
     if (awaitable)
     {
         // The token must be read before the behaviour is published: once enqueued it may run, complete and be reused.
         sb.AppendLine($"        {returnType} completion = behaviour.{(result ? "Completion" : "VoidCompletion")};");
-        sb.AppendLine(withToken ? "        SpawnAdmitted(behaviour, admitted, cancellationToken);" : "        SpawnAdmitted(behaviour);");
+        sb.AppendLine(withToken ? "        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);" : "        SpawnAdmitted(behaviour, thread);");
         sb.AppendLine("        return completion;");
     }
     else
     {
-        sb.AppendLine("        SpawnAdmitted(behaviour);");
+        sb.AppendLine("        SpawnAdmitted(behaviour, thread);");
     }
 
     sb.AppendLine("    }");
@@ -428,9 +430,10 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
         return;
     }
 
-    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent();");
+    sb.AppendLine("        BocThread thread = BocThread.Current;");
+    sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent(thread);");
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
-    sb.AppendLine("        SpawnAdmitted(behaviour);");
+    sb.AppendLine("        SpawnAdmitted(behaviour, thread);");
     sb.AppendLine("        return true;");
     sb.AppendLine("    }");
     sb.AppendLine();
@@ -681,7 +684,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     sb.AppendLine("    }");
     sb.AppendLine();
-    sb.AppendLine("    protected override void Recycle()");
+    sb.AppendLine("    protected override void Recycle(BocThread thread)");
     sb.AppendLine("    {");
     for (int i = 1; i <= shape.Singles && !cownInSlot && !pair; i++)
     {
@@ -696,7 +699,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     sb.AppendLine("        _body = null;");
     sb.AppendLine("        _state = default;");
     sb.AppendLine("        ClearForPool();");
-    sb.AppendLine($"        BehaviourPool<{cls}>.Return(this);");
+    sb.AppendLine($"        BehaviourPool<{cls}>.Return(this, thread);");
     sb.AppendLine("    }");
     sb.AppendLine("}");
     sb.AppendLine();

@@ -524,7 +524,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
                 work.Callback!(work.State);
                 break;
             case WorkKind.Behaviour:
-                work.Behaviour!.Run();
+                work.Behaviour!.Run(BocThread.Current);
                 break;
             case WorkKind.Task:
                 _scheduler.Execute(work.Task!);

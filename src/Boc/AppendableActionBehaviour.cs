@@ -83,12 +83,12 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
         return false;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AppendableActionBehaviour<T1, TState>>.Return(this);
+        BehaviourPool<AppendableActionBehaviour<T1, TState>>.Return(this, thread);
     }
 
     /// <summary>

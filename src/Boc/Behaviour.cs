@@ -365,10 +365,6 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     private const int LongWaitSleepThreshold = 100;
     private const int InsertionSortLimit = 16;
 
-    /// <summary>The behaviour whose body runs on this thread (synchronous part); see <see cref="Current"/>.</summary>
-    [ThreadStatic]
-    private static Behaviour? t_running;
-
     private Slot _first;
     private SlotLayout _layout;
 
@@ -488,13 +484,20 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // ---------------------------------------------------------------------------------------------------------------
 
     /// <summary>Enqueues on every cown (steps 0-4 of the protocol). Must not throw once phase 1 has started.</summary>
-    internal void Enqueue()
+    internal void Enqueue() => Enqueue(null);
+
+    /// <summary>
+    /// <see cref="Enqueue()"/> for a spawner that holds the calling thread's <see cref="BocThread"/> (null to look it
+    /// up only if needed): a behaviour ready at once goes to the worker's next slot without another thread-static
+    /// lookup.
+    /// </summary>
+    internal void Enqueue(BocThread? thread)
     {
         AssertLive();
         int count = _slotCount;
         if (count == 1)
         {
-            EnqueueOne();
+            EnqueueOne(thread);
             return;
         }
 
@@ -523,14 +526,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         {
             // Fast path (every cown was free): every unit of the countdown is ours, and no other thread can reach it
             // (no predecessor will grant us anything, and we wait for no reader), so no atomic decrement is needed.
-            _runtime!.Dispatcher.Dispatch(this);
+            _runtime!.Dispatch(this, thread);
             return;
         }
 
         // Resolve our own units, plus the extra one, in one step; whoever brings the count to zero dispatches.
         if (Interlocked.Add(ref _countdown, -(ownGrants + 1)) == 0)
         {
-            _runtime!.Dispatcher.Dispatch(this);
+            _runtime!.Dispatch(this, thread);
         }
     }
 
@@ -631,7 +634,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// The one-cown spawn (the reference runtime's <c>schedule_one</c>): no sort, no merge, no phase 2, no extra
     /// countdown unit. See "One cown" in the protocol comment for why each step may be skipped.
     /// </summary>
-    private void EnqueueOne()
+    private void EnqueueOne(BocThread? thread)
     {
         ref Slot slot = ref SlotAt(0);
         Cown cown = slot.Target;
@@ -645,7 +648,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             // for appends now ("Appending"); for every other class this does nothing. Not behind the body running on
             // this thread: that is a chain on one cown (each body spawning the next), which would pay a CAS to close
             // a word nobody appends to.
-            if (!ReferenceEquals(previous, t_running))
+            if (!ReferenceEquals(previous, (thread ?? BocThread.CurrentOrNull)?.Running))
             {
                 OpenAppends();
             }
@@ -671,7 +674,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
                 Grant(next, cown);
             }
 
-            _runtime!.Dispatcher.Dispatch(this);
+            _runtime!.Dispatch(this, thread);
             return;
         }
 
@@ -684,7 +687,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             // Held, for a canceller registered after Enqueue ("Cancellation"). Plain write: nobody else writes the slot
             // now (no predecessor, no canceller yet; a successor's spawner only reads it).
             slot.State = Slot.Scheduled | Slot.Held;
-            _runtime!.Dispatcher.Dispatch(this);
+            _runtime!.Dispatch(this, thread);
             return;
         }
 
@@ -1002,7 +1005,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         AssertLive();
         if (Interlocked.Decrement(ref _countdown) == 0)
         {
-            _runtime!.Dispatcher.Dispatch(this);
+            _runtime!.Dispatch(this, null);
         }
     }
 
@@ -1129,10 +1132,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // Run and complete
     // ---------------------------------------------------------------------------------------------------------------
 
-    void IThreadPoolWorkItem.Execute() => Run();
+    void IThreadPoolWorkItem.Execute() => Run(BocThread.Current);
 
-    /// <summary>Runs the body on the current thread, then completes (now, or when an asynchronous body finishes).</summary>
-    internal void Run()
+    /// <summary>
+    /// Runs the body on the current thread, then completes (now, or when an asynchronous body finishes).
+    /// <paramref name="thread"/> is the calling thread's <see cref="BocThread"/>: a <see cref="BocScheduler"/> worker
+    /// passes its own, looked up once, and a synchronous body's release uses it too.
+    /// </summary>
+    internal void Run(BocThread thread)
     {
         AssertLive();
         if (Cancellation is { } cancellation && !cancellation.TryStart())
@@ -1147,9 +1154,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         // Metrics and tracing (Behaviour.Diagnostics.cs): only if something was captured at spawn.
         Activity? ambient = _spawnMicros != 0 || _traced ? OnBodyStarting() : null;
-        // One thread-static lookup, not three (each is a call into the native TLS lookup): a thread-static's address
-        // is fixed for the thread's lifetime, and this method runs on one thread until it returns.
-        ref Behaviour? running = ref t_running;
+        // The thread's object is fixed for the thread's lifetime, and this method runs on one thread until it returns.
+        ref Behaviour? running = ref thread.Running;
         Behaviour? outer = running;
         running = this;
         try
@@ -1159,7 +1165,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         catch (Exception e)
         {
             running = outer;
-            Finish(e, null);
+            Finish(e, null, thread);
             return;
         }
 
@@ -1171,7 +1177,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         if (task is null || task.IsCompleted)
         {
-            Finish(ErrorOf(task), task);
+            Finish(ErrorOf(task), task, thread);
             return;
         }
 
@@ -1251,11 +1257,15 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         {
             Task task = Task!;
             Task = null;
-            _owner.Finish(ErrorOf(task), task);
+            _owner.Finish(ErrorOf(task), task, null);
         }
     }
 
-    private void Finish(Exception? error, Task? bodyTask)
+    /// <summary>
+    /// Releases the cowns, delivers the outcome and counts the behaviour out. <paramref name="thread"/> is the calling
+    /// thread's <see cref="BocThread"/> if the caller has it at hand (a synchronous body's run), else null.
+    /// </summary>
+    private void Finish(Exception? error, Task? bodyTask, BocThread? thread)
     {
         // Release first, so the awaiter of a result never observes the cowns still held. Release never runs user
         // code inline: it only resolves countdowns, and a ready behaviour goes to the dispatcher.
@@ -1289,12 +1299,12 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         {
             if (!Deliver(error, bodyTask))
             {
-                Recycle();
+                Recycle(thread ?? BocThread.Current);
             }
         }
         finally
         {
-            runtime.CountOut();
+            runtime.CountOut(thread);
         }
     }
 
@@ -1356,8 +1366,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// </summary>
     protected abstract bool Deliver(Exception? error, Task? bodyTask);
 
-    /// <summary>Clears references held by the body and returns the behaviour to its pool.</summary>
-    protected abstract void Recycle();
+    /// <summary>Clears references held by the body and returns the behaviour to the calling thread's pool cache.</summary>
+    protected void Recycle() => Recycle(BocThread.Current);
+
+    /// <summary>
+    /// Clears references held by the body and returns the behaviour to the pool cache of <paramref name="thread"/>, the
+    /// calling thread's.
+    /// </summary>
+    protected abstract void Recycle(BocThread thread);
 
     /// <summary>
     /// Gives up a behaviour that was initialised but will never be enqueued (a batch that was not spawned): an awaited
@@ -1366,9 +1382,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     internal abstract void Abandon(Exception reason);
 
     /// <summary>
-    /// Returns a behaviour whose spawn was refused after it was rented to its pool. Only before <see cref="Enqueue"/>,
-    /// and only while its awaitable, if it has one, has not left the spawning method: then nothing else can reach it
-    /// ("Reuse" above), and no one else returns it.
+    /// Returns a behaviour whose spawn was refused after it was rented to its pool. Only before
+    /// <see cref="Enqueue()"/>, and only while its awaitable, if it has one, has not left the spawning method: then
+    /// nothing else can reach it ("Reuse" above), and no one else returns it.
     /// </summary>
     internal void Discard()
     {
@@ -1382,7 +1398,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
     }
 
-    /// <summary>Clears what the base class holds; called by <see cref="Recycle"/> implementations.</summary>
+    /// <summary>Clears what the base class holds; called by <see cref="Recycle(BocThread)"/> implementations.</summary>
     protected void ClearForPool()
     {
         for (int i = 0; i < _slotCount; i++)

@@ -8,7 +8,8 @@ internal abstract partial class Behaviour
     /// The asynchronous body this logical flow belongs to. Set only around the call of an asynchronous body's delegate:
     /// the body's async state machine captures the execution context holding it, so its continuations see it on any
     /// thread, while the worker's own context is restored as soon as the delegate returns. Synchronous bodies never
-    /// write it (an AsyncLocal write allocates an execution context; that is the hot path), they use the thread-static.
+    /// write it (an AsyncLocal write allocates an execution context; that is the hot path), they use
+    /// <see cref="BocThread.Running"/>.
     /// </summary>
     private static readonly AsyncLocal<AsyncBody?> s_asyncBody = new();
 
@@ -24,7 +25,7 @@ internal abstract partial class Behaviour
             // The async flow first: if an asynchronous body's continuation runs inline inside another body's
             // synchronous part (a completion without RunContinuationsAsynchronously), the code running is the former's.
             Behaviour? asynchronous = s_asyncBody.Value?.Behaviour;
-            return asynchronous ?? t_running;
+            return asynchronous ?? BocThread.CurrentOrNull?.Running;
         }
     }
 

@@ -39,9 +39,13 @@ internal static class BehaviourPool<T>
     private static readonly Entry[] s_shared = new Entry[SharedCapacity];
     private static int s_sharedCount;
 
-    public static T Rent()
+    /// <summary>Rents an object on the calling thread.</summary>
+    public static T Rent() => Rent(BocThread.Current);
+
+    /// <summary>Rents an object on <paramref name="thread"/>, the calling thread's (looked up by the caller).</summary>
+    public static T Rent(BocThread thread)
     {
-        Cache? cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(s_index));
+        Cache? cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(thread, s_index));
         T item;
         if (cache is not null && cache.Count > 0)
         {
@@ -60,16 +64,17 @@ internal static class BehaviourPool<T>
         }
         else
         {
-            item = RentSlow();
+            item = RentSlow(thread);
         }
 
         item.MarkRented();
         return item;
     }
 
-    public static void Return(T item)
+    /// <summary>Returns <paramref name="item"/> to <paramref name="thread"/>'s cache (the calling thread's).</summary>
+    public static void Return(T item, BocThread thread)
     {
-        Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(s_index)) ?? CreateCache();
+        Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(thread, s_index)) ?? CreateCache(thread);
         int count = cache.Count;
         if (count == LocalCapacity)
         {
@@ -80,16 +85,16 @@ internal static class BehaviourPool<T>
         cache.Count = count + 1;
     }
 
-    private static Cache CreateCache()
+    private static Cache CreateCache(BocThread thread)
     {
         var cache = new Cache();
-        BehaviourPoolCaches.Set(s_index, cache);
+        BehaviourPoolCaches.Set(thread, s_index, cache);
         return cache;
     }
 
-    private static T RentSlow()
+    private static T RentSlow(BocThread thread)
     {
-        Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(s_index)) ?? CreateCache();
+        Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(thread, s_index)) ?? CreateCache(thread);
         Entry[] items = cache.Items;
         int taken = 0;
         if (Volatile.Read(ref s_sharedCount) > 0)

@@ -3,8 +3,8 @@ using System.Runtime.CompilerServices;
 namespace Boc;
 
 /// <summary>
-/// Every pooled behaviour type's thread cache, behind one thread-static of a non-generic class: each
-/// <see cref="BehaviourPool{T}"/> gets an index here once, and finds its cache for the calling thread at that index.
+/// Every pooled behaviour type's thread cache, in the thread's <see cref="BocThread"/>: each
+/// <see cref="BehaviourPool{T}"/> gets an index here once, and finds its cache for a thread at that index.
 /// </summary>
 /// <remarks>
 /// Why not a thread-static in <see cref="BehaviourPool{T}"/> itself: the behaviour types are generic over reference
@@ -12,36 +12,34 @@ namespace Boc;
 /// a runtime helper (a lookup of the exact type, then the thread's static block). In a chain of one-cown behaviours on
 /// one worker (Savina's Thread Ring), the rent and the return of every hop went through it, about 3% of a worker's
 /// samples plus its share of native TLS lookups. A non-generic thread-static is one inlined access, and the pool's
-/// index is an ordinary static of its own type.
+/// index is an ordinary static of its own type. (The caches array now sits in <see cref="BocThread"/>, with the
+/// runtime's other per-thread state, so that a spawn or a release looks the thread up once for all of it.)
 /// </remarks>
 internal static class BehaviourPoolCaches
 {
-    [ThreadStatic]
-    private static object?[]? t_caches;
-
     private static int s_typeCount;
 
     /// <summary>Gives a pooled type its index (once per type, from its static initializer).</summary>
     internal static int NextTypeIndex() => Interlocked.Increment(ref s_typeCount) - 1;
 
-    /// <summary>The calling thread's cache at <paramref name="index"/>, or null if it has none yet.</summary>
+    /// <summary><paramref name="thread"/>'s cache at <paramref name="index"/>, or null if it has none yet.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static object? Get(int index)
+    internal static object? Get(BocThread thread, int index)
     {
-        object?[]? caches = t_caches;
+        object?[]? caches = thread.PoolCaches;
         return caches is not null && (uint)index < (uint)caches.Length ? caches[index] : null;
     }
 
-    /// <summary>Stores the calling thread's cache at <paramref name="index"/> (first use of a type on this thread).</summary>
-    internal static void Set(int index, object cache)
+    /// <summary>Stores <paramref name="thread"/>'s cache at <paramref name="index"/> (first use of a type on that thread).</summary>
+    internal static void Set(BocThread thread, int index, object cache)
     {
-        object?[]? caches = t_caches;
+        object?[]? caches = thread.PoolCaches;
         if (caches is null || index >= caches.Length)
         {
             // Sized for every type known now (and at least 8), so a thread grows it rarely.
             int size = Math.Max(Math.Max(index + 1, Volatile.Read(ref s_typeCount)), 8);
             Array.Resize(ref caches, size);
-            t_caches = caches;
+            thread.PoolCaches = caches;
         }
 
         caches[index] = cache;

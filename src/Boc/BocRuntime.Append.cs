@@ -15,17 +15,18 @@ public sealed partial class BocRuntime
         where T1 : class
     {
         Cown cown = Acquisition.CownOf(c1, out bool read);
+        BocThread thread = BocThread.Current;
         // Null first: an idle cown (a chain hopping between actors) skips the type test, which in this shared generic
         // code is a helper call.
         if (Volatile.Read(ref cown.Last) is { } last && last is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
-            && (!read || ReadsMayAppend) && TryAppend(tail, cown, read, body, state))
+            && (!read || ReadsMayAppend) && TryAppend(tail, cown, read, body, state, thread))
         {
             return;
         }
 
-        AppendableActionBehaviour<T1, TState> behaviour = BehaviourPool<AppendableActionBehaviour<T1, TState>>.Rent();
+        AppendableActionBehaviour<T1, TState> behaviour = BehaviourPool<AppendableActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, cown, read, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -48,19 +49,19 @@ public sealed partial class BocRuntime
     /// if it cannot take it. Counted in as a behaviour of its own, between the claim and the publication, so that its
     /// run can never be counted out before it was counted in.
     /// </summary>
-    private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, bool read, Action<T1, TState> body, TState state)
+    private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, bool read, Action<T1, TState> body, TState state, BocThread thread)
         where T1 : class
     {
         // Before the claim (the runner waits while it is held): this may move the worker's next behaviour to its queue
         // and wake a peer (SpawnAdmitted explains why).
-        int worker = _bocScheduler?.OnSpawn() ?? -1;
+        int worker = _bocScheduler?.OnSpawn(thread) ?? -1;
         if (!tail.TryClaimAppend(this, cown, read, out long claimed))
         {
             return false;
         }
 
         // The Dekker pair with disposal, as in SpawnAdmitted.
-        _pending.Spawned(worker);
+        _pending.Spawned(worker, thread);
         if (Volatile.Read(ref _disposed) != 0)
         {
             tail.ReleaseAppend(claimed, published: false);

@@ -116,7 +116,7 @@ public sealed partial class BocRuntime
     /// Admits a spawn of <c>WhenAsync(…, cancellationToken)</c> before its behaviour is rented, as <see cref="Admit()"/>
     /// does, but a token canceled already, or while the spawn waits for room, ends the admission: it returns false, and
     /// nothing is counted. The caller still rents its behaviour, for the canceled awaitable (see
-    /// <see cref="SpawnAdmitted(Behaviour, bool, CancellationToken)"/>).
+    /// <see cref="SpawnAdmitted(Behaviour, BocThread, bool, CancellationToken)"/>).
     /// </summary>
     private bool Admit(CancellationToken cancellationToken)
     {

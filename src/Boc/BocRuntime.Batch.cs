@@ -75,10 +75,11 @@ public sealed partial class BocRuntime
 
         // Count every member in, then check for disposal (the Dekker pair of SpawnAdmitted); a disposed runtime counts
         // them out again and enqueues none. OnSpawn first, as in SpawnAdmitted: it also says which worker counts.
-        int worker = _bocScheduler?.OnSpawn() ?? -1;
+        BocThread thread = BocThread.Current;
+        int worker = _bocScheduler?.OnSpawn(thread) ?? -1;
         for (int i = 0; i < count; i++)
         {
-            _pending.Spawned(worker);
+            _pending.Spawned(worker, thread);
         }
 
         if (Volatile.Read(ref _disposed) != 0)

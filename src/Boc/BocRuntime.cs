@@ -184,6 +184,23 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     internal IDispatcher Dispatcher { get; }
 
     /// <summary>
+    /// Hands a ready behaviour to <see cref="Dispatcher"/>; <paramref name="thread"/> is the calling thread's
+    /// <see cref="BocThread"/> if the caller holds it (null to look it up): a <see cref="BocScheduler"/> then needs no
+    /// thread-static lookup to find the worker it runs on, nor an interface call.
+    /// </summary>
+    internal void Dispatch(Behaviour behaviour, BocThread? thread)
+    {
+        if (_bocScheduler is { } scheduler)
+        {
+            scheduler.Dispatch(behaviour, thread ?? BocThread.CurrentOrNull);
+        }
+        else
+        {
+            Dispatcher.Dispatch(behaviour);
+        }
+    }
+
+    /// <summary>
     /// Gets whether the runtime's internal awaits (an asynchronous body's release, quiescence waits) continue on the
     /// captured synchronization context. False (ConfigureAwait(false)) except under Boc.Testing: there the captured
     /// context is the controlled run's, and .NET would otherwise move a ConfigureAwait(false) continuation that
@@ -309,19 +326,20 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>
     /// Accepts <paramref name="behaviour"/>, already admitted (<see cref="Admit()"/>, <c>TryAdmit</c>; a bounded runtime
     /// counted it in), and enqueues it on its cowns before returning. On a disposed runtime it undoes the admission,
-    /// returns the behaviour to its pool and throws.
+    /// returns the behaviour to its pool and throws. <paramref name="thread"/> is the calling thread's
+    /// <see cref="BocThread"/>, looked up once by the caller for its pool, the scheduler and the count.
     /// </summary>
-    private void SpawnAdmitted(Behaviour behaviour)
+    private void SpawnAdmitted(Behaviour behaviour, BocThread thread)
     {
         // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
         // scheduler move that one where an idle worker can take it (BocScheduler.OnSpawn). It also says which of the
         // scheduler's workers this is (-1 if none), for the count below.
-        int worker = _bocScheduler?.OnSpawn() ?? -1;
+        int worker = _bocScheduler?.OnSpawn(thread) ?? -1;
 
         // Count first, then check for disposal: either this spawn sees the flag, or the disposer's wait sees the count
         // (a Dekker pair, fenced on both sides, or by the disposer alone for a plain count on a line of one writer:
         // PendingCount), so a drain can never miss an accepted behaviour.
-        _pending.Spawned(worker);
+        _pending.Spawned(worker, thread);
         if (Volatile.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
@@ -349,7 +367,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
         if (_spawnHook is null)
         {
-            behaviour.Enqueue();
+            behaviour.Enqueue(thread);
         }
         else
         {
@@ -366,8 +384,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Gives back the room of <paramref name="count"/> finished behaviours, under a bound. A behaviour that delivers a
-    /// result calls this before it delivers it, and <see cref="CountOut"/> after: whoever holds the result then finds
-    /// the room free (its continuation may run at once, on the delivering thread, and spawn again).
+    /// result calls this before it delivers it, and <see cref="CountOut(BocThread?, int)"/> after: whoever holds the
+    /// result then finds the room free (its continuation may run at once, on the delivering thread, and spawn again).
     /// </summary>
     internal void GiveRoomBack(int count = 1)
     {
@@ -378,12 +396,20 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     }
 
     /// <summary>Counts <paramref name="count"/> finished behaviours out of quiescence, after <see cref="GiveRoomBack"/>.</summary>
-    internal void CountOut(int count = 1)
+    internal void CountOut(int count = 1) => CountOut(null, count);
+
+    /// <summary>
+    /// <see cref="CountOut(int)"/> for a caller that may hold the calling thread's <see cref="BocThread"/>
+    /// (<paramref name="thread"/>; null to look it up).
+    /// </summary>
+    internal void CountOut(BocThread? thread, int count = 1)
     {
+        thread ??= BocThread.Current;
+
         // After the room: whoever sees the runtime quiescent then sees the exact count at zero too. Only while someone
         // waits does a completion look at the other stripes (PendingCount explains why no quiescent moment is missed
         // this way).
-        if (_pending.Finished(_bocScheduler?.CurrentWorkerIndex ?? -1, count) && _pending.IsQuiescent())
+        if (_pending.Finished(_bocScheduler?.WorkerIndexOf(thread) ?? -1, thread, count) && _pending.IsQuiescent())
         {
             SignalQuiescence();
         }

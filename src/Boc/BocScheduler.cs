@@ -124,9 +124,6 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
     private const int SpinIterations = 50;
 
-    [ThreadStatic]
-    private static Worker? t_worker;
-
     private readonly Worker[] _workers;
 
     // The workers' run queues, apart from the Worker objects: an idle worker polls every queue while it spins, and
@@ -227,7 +224,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     internal long BusyTimestampTicks => _workers.Sum(w => Volatile.Read(ref w.BusyTicks));
 
     /// <summary>Gets whether the calling thread is one of this scheduler's workers.</summary>
-    internal bool IsWorkerThread => t_worker?.Scheduler == this;
+    internal bool IsWorkerThread => BocThread.CurrentOrNull?.Worker?.Scheduler == this;
 
     /// <summary>
     /// Drains queued work, stops the workers and waits for their threads to exit. Work queued afterwards runs on the
@@ -261,9 +258,15 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     }
 
     /// <inheritdoc/>
-    void IDispatcher.Dispatch(Behaviour behaviour)
+    void IDispatcher.Dispatch(Behaviour behaviour) => Dispatch(behaviour, BocThread.CurrentOrNull);
+
+    /// <summary>
+    /// <see cref="IDispatcher.Dispatch"/> for a caller that already holds the calling thread's <see cref="BocThread"/>
+    /// (or null if it has none): a spawn or a release on a worker, which saves the thread-static lookup.
+    /// </summary>
+    internal void Dispatch(Behaviour behaviour, BocThread? thread)
     {
-        Worker? worker = t_worker;
+        Worker? worker = thread?.Worker;
         if (worker is not null && worker.Scheduler == this && !_stopping)
         {
             // Ready on this worker: run it next, here. Only the owner fills the slot; other threads only empty it
@@ -305,9 +308,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// full slot here was filled by the running item.
     /// </remarks>
     /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="CurrentWorkerIndex"/>).</returns>
-    internal int OnSpawn()
+    internal int OnSpawn(BocThread thread)
     {
-        Worker? worker = t_worker;
+        Worker? worker = thread.Worker;
         if (worker is null || worker.Scheduler != this)
         {
             return -1;
@@ -327,7 +330,10 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// Gets the calling thread's index among this scheduler's workers (0 to <see cref="WorkerCount"/> - 1), or -1 if it
     /// is not one of them (the runtime counts pending behaviours per worker: <c>PendingCount</c>).
     /// </summary>
-    internal int CurrentWorkerIndex => t_worker is { } worker && worker.Scheduler == this ? worker.Index : -1;
+    internal int CurrentWorkerIndex => WorkerIndexOf(BocThread.CurrentOrNull);
+
+    /// <summary>Gets <paramref name="thread"/>'s index among this scheduler's workers, or -1 (see <see cref="CurrentWorkerIndex"/>).</summary>
+    internal int WorkerIndexOf(BocThread? thread) => thread?.Worker is { } worker && worker.Scheduler == this ? worker.Index : -1;
 
     /// <inheritdoc/>
     protected override void QueueTask(Task task)
@@ -379,7 +385,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
     private void Enqueue(object item)
     {
-        Worker? worker = t_worker;
+        Worker? worker = BocThread.CurrentOrNull?.Worker;
         if (worker is not null && worker.Scheduler == this && !_stopping)
         {
             PushLocal(worker, item);
@@ -481,27 +487,27 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     }
 
     private void RunOnThreadPool(object item) =>
-        ThreadPool.UnsafeQueueUserWorkItem(static s => s.Scheduler.Execute(s.Item), (Scheduler: this, Item: item), preferLocal: false);
+        ThreadPool.UnsafeQueueUserWorkItem(static s => s.Scheduler.Execute(s.Item, BocThread.Current), (Scheduler: this, Item: item), preferLocal: false);
 
     /// <summary>Runs an item; <paramref name="behaviour"/> says it is known to be a behaviour (it came from the next slot).</summary>
-    private void Execute(object item, bool behaviour)
+    private void Execute(object item, bool behaviour, BocThread thread)
     {
         if (behaviour)
         {
             // The next slot holds behaviours only (Dispatch fills it): no type test.
-            Unsafe.As<Behaviour>(item).Run();
+            Unsafe.As<Behaviour>(item).Run(thread);
             return;
         }
 
-        Execute(item);
+        Execute(item, thread);
     }
 
-    private void Execute(object item)
+    private void Execute(object item, BocThread thread)
     {
         switch (item)
         {
             case Behaviour behaviour:
-                behaviour.Run();
+                behaviour.Run(thread);
                 break;
             case Task task:
                 TryExecuteTask(task);
@@ -514,7 +520,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
     private void WorkerLoop(Worker self)
     {
-        t_worker = self;
+        // This thread's object, looked up once: every behaviour run here gets it (BocThread says why).
+        BocThread thread = BocThread.Current;
+        thread.Worker = self;
         SynchronizationContext.SetSynchronizationContext(_context);
 
         // The thread was started with UnsafeStart: this is the default (empty) context, which every item starts from.
@@ -539,12 +547,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
             {
                 // Measured only while a listener wants it: two timestamps per item.
                 long start = Stopwatch.GetTimestamp();
-                Execute(item, fromNextSlot);
+                Execute(item, fromNextSlot, thread);
                 Volatile.Write(ref self.BusyTicks, self.BusyTicks + (Stopwatch.GetTimestamp() - start));
             }
             else
             {
-                Execute(item, fromNextSlot);
+                Execute(item, fromNextSlot, thread);
             }
 
             // An item may have set AsyncLocals (or the culture, or Activity.Current) or replaced the synchronization
@@ -839,7 +847,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
     }
 
-    private sealed class Worker
+    internal sealed class Worker
     {
         public Worker(BocScheduler scheduler, int index)
         {

@@ -65,14 +65,6 @@ internal sealed class PendingCount
     /// <summary>How many threads other than the workers get a line of their own (the rest share the processor stripes).</summary>
     internal const int ThreadLines = 64;
 
-    // The calling thread's line in the PendingCount it used last (a thread counting for two runtimes in turn looks
-    // its line up again on each switch).
-    [ThreadStatic]
-    private static PendingCount? t_lastCount;
-
-    [ThreadStatic]
-    private static int t_lastLine;
-
     // The processor stripes first (interlocked, any thread), then one line per worker of the runtime's BocScheduler,
     // then the threads' lines; each of the last two kinds has one writer (no interlocked operation). One array, so that
     // Read sums every line in one pass.
@@ -110,11 +102,12 @@ internal sealed class PendingCount
     /// <see cref="BocScheduler"/> workers, or -1. A worker, and any other thread with a line of its own, counts with a
     /// plain release store; a thread beyond <see cref="ThreadLines"/> with an interlocked increment. The runtime's
     /// disposal check after it relies on the disposer's <see cref="FenceWorkers"/>, a process-wide barrier, which orders
-    /// either kind (see the remarks).
+    /// either kind (see the remarks). <paramref name="thread"/> is the calling thread's <see cref="BocThread"/>, where a
+    /// thread other than a worker keeps its line.
     /// </summary>
-    public void Spawned(int worker)
+    public void Spawned(int worker, BocThread thread)
     {
-        int line = (uint)worker < (uint)_workerCount ? _mask + 1 + worker : ThreadLine();
+        int line = (uint)worker < (uint)_workerCount ? _mask + 1 + worker : ThreadLine(thread);
         if (line >= 0)
         {
             // Single writer: only this thread writes this line. A release store, so that whoever sees a count of
@@ -128,12 +121,13 @@ internal sealed class PendingCount
     }
 
     /// <summary>
-    /// Counts <paramref name="count"/> finished behaviours (<paramref name="worker"/> as for <see cref="Spawned"/>); returns whether a waiter is
-    /// registered, in which case the count is fenced before the caller checks <see cref="IsQuiescent"/>.
+    /// Counts <paramref name="count"/> finished behaviours (<paramref name="worker"/> and <paramref name="thread"/> as for
+    /// <see cref="Spawned"/>); returns whether a waiter is registered, in which case the count is fenced before the
+    /// caller checks <see cref="IsQuiescent"/>.
     /// </summary>
-    public bool Finished(int worker, int count = 1)
+    public bool Finished(int worker, BocThread thread, int count = 1)
     {
-        int line = (uint)worker < (uint)_workerCount ? _mask + 1 + worker : ThreadLine();
+        int line = (uint)worker < (uint)_workerCount ? _mask + 1 + worker : ThreadLine(thread);
         if (line >= 0)
         {
             ref long finished = ref _stripes[line].Finished;
@@ -213,12 +207,15 @@ internal sealed class PendingCount
     /// <summary>The lines in use now: the processor stripes, the workers' lines, and the threads' lines handed out so far.</summary>
     private Span<Stripe> InUse() => _stripes.AsSpan(0, _threadBase + Volatile.Read(ref _threadLinesUsed));
 
-    /// <summary>The calling thread's own line, or -1 if every thread line is taken (it then uses a processor stripe).</summary>
+    /// <summary>
+    /// The calling thread's own line, or -1 if every thread line is taken (it then uses a processor stripe). The thread
+    /// keeps its line in the count it used last (one that counts for two runtimes in turn looks it up on each switch).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ThreadLine() => ReferenceEquals(t_lastCount, this) ? t_lastLine : FindThreadLine();
+    private int ThreadLine(BocThread thread) => ReferenceEquals(thread.LastCount, this) ? thread.LastLine : FindThreadLine(thread);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int FindThreadLine()
+    private int FindThreadLine(BocThread thread)
     {
         int id = Environment.CurrentManagedThreadId;
         if (!_threadLines.TryGetValue(id, out int line))
@@ -239,8 +236,8 @@ internal sealed class PendingCount
             }
         }
 
-        t_lastCount = this;
-        t_lastLine = line;
+        thread.LastCount = this;
+        thread.LastLine = line;
         return line;
     }
 

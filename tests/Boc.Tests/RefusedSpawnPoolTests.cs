@@ -69,10 +69,10 @@ public sealed class RefusedSpawnPoolTests
         where T : Behaviour, new()
     {
         T marker = BehaviourPool<T>.Rent();
-        BehaviourPool<T>.Return(marker);
+        BehaviourPool<T>.Return(marker, BocThread.Current);
         refusedSpawn();
         T next = BehaviourPool<T>.Rent();
-        BehaviourPool<T>.Return(next);
+        BehaviourPool<T>.Return(next, BocThread.Current);
         Assert.True(ReferenceEquals(marker, next), $"a refused spawn left a {typeof(T).Name} outside the pool");
     }
 }

@@ -53,7 +53,7 @@ internal sealed class BoundedThreadPoolDispatcher : IDispatcher, IThreadPoolWork
         ExecutionContext? clean = ExecutionContext.Capture();
         for (int i = 0; i < BatchSize && _ready.TryDequeue(out Behaviour? behaviour); i++)
         {
-            behaviour.Run();
+            behaviour.Run(BocThread.Current);
             if (!ReferenceEquals(ExecutionContext.Capture(), clean) && clean is not null)
             {
                 ExecutionContext.Restore(clean);

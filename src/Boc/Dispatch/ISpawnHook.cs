@@ -9,7 +9,7 @@ namespace Boc.Dispatch;
 internal interface ISpawnHook
 {
     /// <summary>
-    /// Must call <see cref="Behaviour.Enqueue"/> exactly once, on the spawning thread, before returning or pausing: the
+    /// Must call <see cref="Behaviour.Enqueue()"/> exactly once, on the spawning thread, before returning or pausing: the
     /// protocol is unchanged, only what the spawning thread does after the enqueue is up to the hook.
     /// </summary>
     void Enqueue(Behaviour behaviour);

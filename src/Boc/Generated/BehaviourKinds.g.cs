@@ -25,12 +25,12 @@ internal sealed class ActionBehaviour<TState> : FireAndForgetBehaviour
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<TState>>.Return(this, thread);
     }
 }
 
@@ -59,12 +59,12 @@ internal sealed class AsyncActionBehaviour<TState> : FireAndForgetBehaviour
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<TState>>.Return(this, thread);
     }
 }
 
@@ -86,12 +86,12 @@ internal sealed class AwaitedActionBehaviour<TState> : ResultBehaviour<bool>
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<TState>>.Return(this, thread);
     }
 }
 
@@ -120,12 +120,12 @@ internal sealed class AwaitedAsyncActionBehaviour<TState> : ResultBehaviour<bool
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Return(this, thread);
     }
 }
 
@@ -147,12 +147,12 @@ internal sealed class FuncBehaviour<TState, TResult> : ResultBehaviour<TResult>
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -181,12 +181,12 @@ internal sealed class AsyncFuncBehaviour<TState, TResult> : ResultBehaviour<TRes
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -210,12 +210,12 @@ internal sealed class ActionBehaviour<T1, TState> : FireAndForgetBehaviour
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, TState>>.Return(this, thread);
     }
 }
 
@@ -246,12 +246,12 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, TState>>.Return(this, thread);
     }
 }
 
@@ -275,12 +275,12 @@ internal sealed class AwaitedActionBehaviour<T1, TState> : ResultBehaviour<bool>
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Return(this, thread);
     }
 }
 
@@ -311,12 +311,12 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Return(this, thread);
     }
 }
 
@@ -340,12 +340,12 @@ internal sealed class FuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResu
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -376,12 +376,12 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -410,12 +410,12 @@ internal sealed class ActionBehaviour<T1, T2, TState> : FireAndForgetBehaviour
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, TState>>.Return(this, thread);
     }
 }
 
@@ -451,12 +451,12 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehavi
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Return(this, thread);
     }
 }
 
@@ -485,12 +485,12 @@ internal sealed class AwaitedActionBehaviour<T1, T2, TState> : ResultBehaviour<b
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Return(this, thread);
     }
 }
 
@@ -526,12 +526,12 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehavi
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Return(this, thread);
     }
 }
 
@@ -560,12 +560,12 @@ internal sealed class FuncBehaviour<T1, T2, TState, TResult> : ResultBehaviour<T
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -601,12 +601,12 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -637,7 +637,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : FireAndForgetBehavio
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -645,7 +645,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : FireAndForgetBehavio
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Return(this, thread);
     }
 }
 
@@ -683,7 +683,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : FireAndForgetBe
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -691,7 +691,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : FireAndForgetBe
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Return(this, thread);
     }
 }
 
@@ -722,7 +722,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, TState> : ResultBehavio
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -730,7 +730,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, TState> : ResultBehavio
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Return(this, thread);
     }
 }
 
@@ -768,7 +768,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, TState> : ResultBe
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -776,7 +776,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, TState> : ResultBe
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Return(this, thread);
     }
 }
 
@@ -807,7 +807,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, TState, TResult> : ResultBehavio
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -815,7 +815,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, TState, TResult> : ResultBehavio
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -853,7 +853,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBe
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -861,7 +861,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBe
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -895,7 +895,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : FireAndForgetBeh
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -904,7 +904,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : FireAndForgetBeh
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Return(this, thread);
     }
 }
 
@@ -945,7 +945,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : FireAndForg
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -954,7 +954,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : FireAndForg
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this, thread);
     }
 }
 
@@ -988,7 +988,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, TState> : ResultBeh
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -997,7 +997,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, TState> : ResultBeh
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Return(this, thread);
     }
 }
 
@@ -1038,7 +1038,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> : Resu
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1047,7 +1047,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> : Resu
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Return(this, thread);
     }
 }
 
@@ -1081,7 +1081,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, TState, TResult> : ResultBeh
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1090,7 +1090,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, TState, TResult> : ResultBeh
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -1131,7 +1131,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : Resu
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1140,7 +1140,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : Resu
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -1177,7 +1177,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAndForge
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1187,7 +1187,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAndForge
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this, thread);
     }
 }
 
@@ -1231,7 +1231,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAnd
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1241,7 +1241,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAnd
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this, thread);
     }
 }
 
@@ -1278,7 +1278,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> : Resul
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1288,7 +1288,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> : Resul
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this, thread);
     }
 }
 
@@ -1332,7 +1332,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : 
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1342,7 +1342,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : 
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Return(this, thread);
     }
 }
 
@@ -1379,7 +1379,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : Resul
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1389,7 +1389,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : Resul
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -1433,7 +1433,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : 
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1443,7 +1443,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : 
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -1483,7 +1483,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : FireAndF
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1494,7 +1494,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : FireAndF
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this, thread);
     }
 }
 
@@ -1541,7 +1541,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Fir
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1552,7 +1552,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Fir
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this, thread);
     }
 }
 
@@ -1592,7 +1592,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : R
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1603,7 +1603,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : R
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this, thread);
     }
 }
 
@@ -1650,7 +1650,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1661,7 +1661,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Return(this, thread);
     }
 }
 
@@ -1701,7 +1701,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> : R
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1712,7 +1712,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> : R
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -1759,7 +1759,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1770,7 +1770,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -1813,7 +1813,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Fire
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1825,7 +1825,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Fire
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this, thread);
     }
 }
 
@@ -1875,7 +1875,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1887,7 +1887,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this, thread);
     }
 }
 
@@ -1930,7 +1930,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -1942,7 +1942,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this, thread);
     }
 }
 
@@ -1992,7 +1992,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TS
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2004,7 +2004,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TS
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Return(this, thread);
     }
 }
 
@@ -2047,7 +2047,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2059,7 +2059,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2109,7 +2109,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TRe
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2121,7 +2121,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TRe
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2167,7 +2167,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2180,7 +2180,7 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
+        BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this, thread);
     }
 }
 
@@ -2233,7 +2233,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2246,7 +2246,7 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
+        BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this, thread);
     }
 }
 
@@ -2292,7 +2292,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TSt
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2305,7 +2305,7 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TSt
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
+        BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this, thread);
     }
 }
 
@@ -2358,7 +2358,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2371,7 +2371,7 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this);
+        BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Return(this, thread);
     }
 }
 
@@ -2417,7 +2417,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TRes
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2430,7 +2430,7 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TRes
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Return(this);
+        BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2483,7 +2483,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState,
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -2496,7 +2496,7 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState,
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Return(this);
+        BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2525,13 +2525,13 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : FireAndForgetBe
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Return(this);
+        BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2567,13 +2567,13 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2602,13 +2602,13 @@ internal sealed class DynamicAwaitedActionBehaviour<TElement, TState> : ResultBe
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2644,13 +2644,13 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2679,13 +2679,13 @@ internal sealed class DynamicFuncBehaviour<TElement, TState, TResult> : ResultBe
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Return(this);
+        BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2721,13 +2721,13 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Return(this);
+        BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2759,14 +2759,14 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : FireAndForg
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2805,14 +2805,14 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2844,14 +2844,14 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, TElement, TState> : Resu
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2890,14 +2890,14 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -2929,14 +2929,14 @@ internal sealed class DynamicFuncBehaviour<T1, TElement, TState, TResult> : Resu
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Return(this);
+        BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -2975,14 +2975,14 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _cowns = null;
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Return(this);
+        BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -3017,7 +3017,7 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -3025,7 +3025,7 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -3067,7 +3067,7 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -3075,7 +3075,7 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -3110,7 +3110,7 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -3118,7 +3118,7 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -3160,7 +3160,7 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -3168,7 +3168,7 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this);
+        BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Return(this, thread);
     }
 }
 
@@ -3203,7 +3203,7 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
         return null;
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -3211,7 +3211,7 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Return(this);
+        BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Return(this, thread);
     }
 }
 
@@ -3253,7 +3253,7 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
         }
     }
 
-    protected override void Recycle()
+    protected override void Recycle(BocThread thread)
     {
         _c1 = null;
         _c2 = null;
@@ -3261,7 +3261,7 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
         _body = null;
         _state = default;
         ClearForPool();
-        BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Return(this);
+        BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Return(this, thread);
     }
 }
 

@@ -23,9 +23,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -45,9 +46,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -64,9 +66,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -86,9 +89,10 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -106,10 +110,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -130,10 +135,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<Action> behaviour = BehaviourPool<AwaitedActionBehaviour<Action>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -155,10 +161,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -182,10 +189,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<TState> behaviour = BehaviourPool<AwaitedActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -204,10 +212,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -228,10 +237,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<Func<Task>>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -253,10 +263,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -280,10 +291,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -303,10 +315,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -328,10 +341,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<Func<TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<Func<TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -354,10 +368,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -382,10 +397,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<TState, TResult> behaviour = BehaviourPool<FuncBehaviour<TState, TResult>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -405,10 +421,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -430,10 +447,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<Func<Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<Func<Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -456,10 +474,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -484,10 +503,11 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<TState, TResult>>.Rent(thread);
         behaviour.Init(this, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -509,9 +529,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<Action> behaviour = BehaviourPool<ActionBehaviour<Action>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -535,9 +556,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<TState> behaviour = BehaviourPool<ActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -559,9 +581,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<Func<Task>> behaviour = BehaviourPool<AsyncActionBehaviour<Func<Task>>>.Rent(thread);
         behaviour.Init(this, static (f) => f(), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -585,9 +608,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<TState> behaviour = BehaviourPool<AsyncActionBehaviour<TState>>.Rent(thread);
         behaviour.Init(this, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -654,9 +678,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -680,9 +705,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -704,10 +730,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -732,10 +759,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, Action<T1>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, Action<T1>>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -761,10 +789,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -792,10 +821,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -818,10 +848,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -846,10 +877,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, Func<T1, Task>>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -875,10 +907,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -906,10 +939,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -933,10 +967,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -962,10 +997,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, Func<T1, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, Func<T1, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -992,10 +1028,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1024,10 +1061,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1051,10 +1089,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1080,10 +1119,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, Func<T1, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1110,10 +1150,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1142,10 +1183,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1225,9 +1267,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, Func<T1, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, Func<T1, Task>>>.Rent(thread);
         behaviour.Init(this, c1, static (x1, f) => f(x1), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -1255,9 +1298,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, TState>>.Rent(thread);
         behaviour.Init(this, c1, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -1283,9 +1327,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -1313,9 +1358,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -1340,9 +1386,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -1370,9 +1417,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -1398,10 +1446,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1430,10 +1479,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, Action<T1, T2>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1463,10 +1513,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1498,10 +1549,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1528,10 +1580,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1560,10 +1613,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1593,10 +1647,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1628,10 +1683,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1659,10 +1715,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1692,10 +1749,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, Func<T1, T2, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1726,10 +1784,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1762,10 +1821,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1793,10 +1853,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1826,10 +1887,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, Func<T1, T2, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1860,10 +1922,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -1896,10 +1959,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -1929,9 +1993,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -1963,9 +2028,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -1995,9 +2061,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, Func<T1, T2, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -2029,9 +2096,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -2061,9 +2129,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -2095,9 +2164,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -2126,9 +2196,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -2160,9 +2231,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -2192,10 +2264,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2228,10 +2301,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2265,10 +2339,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2304,10 +2379,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2338,10 +2414,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2374,10 +2451,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2411,10 +2489,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2450,10 +2529,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2485,10 +2565,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2522,10 +2603,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, Func<T1, T2, T3, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2560,10 +2642,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2600,10 +2683,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2635,10 +2719,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2672,10 +2757,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, Func<T1, T2, T3, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2710,10 +2796,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -2750,10 +2837,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c3);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -2787,9 +2875,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, Action<T1, T2, T3>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -2825,9 +2914,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -2861,9 +2951,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, Func<T1, T2, T3, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, static (x1, x2, x3, f) => f(x1, x2, x3), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -2899,9 +2990,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -2935,9 +3027,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -2973,9 +3066,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -3008,9 +3102,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -3046,9 +3141,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -3082,10 +3178,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3122,10 +3219,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3163,10 +3261,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3206,10 +3305,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3244,10 +3344,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3284,10 +3385,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3325,10 +3427,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3368,10 +3471,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3407,10 +3511,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3448,10 +3553,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3490,10 +3596,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3534,10 +3641,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3573,10 +3681,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3614,10 +3723,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3656,10 +3766,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -3700,10 +3811,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c4);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -3741,9 +3853,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, Action<T1, T2, T3, T4>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -3783,9 +3896,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -3823,9 +3937,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, Func<T1, T2, T3, T4, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, static (x1, x2, x3, x4, f) => f(x1, x2, x3, x4), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -3865,9 +3980,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -3905,9 +4021,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -3947,9 +4064,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -3986,9 +4104,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -4028,9 +4147,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -4068,10 +4188,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4112,10 +4233,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4157,10 +4279,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4204,10 +4327,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4246,10 +4370,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4290,10 +4415,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4335,10 +4461,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4382,10 +4509,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4425,10 +4553,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4470,10 +4599,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4516,10 +4646,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4564,10 +4695,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4607,10 +4739,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4652,10 +4785,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4698,10 +4832,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -4746,10 +4881,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c5);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -4791,9 +4927,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, Action<T1, T2, T3, T4, T5>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -4837,9 +4974,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -4881,9 +5019,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, Func<T1, T2, T3, T4, T5, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, static (x1, x2, x3, x4, x5, f) => f(x1, x2, x3, x4, x5), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -4927,9 +5066,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -4971,9 +5111,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -5017,9 +5158,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -5060,9 +5202,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -5106,9 +5249,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -5150,10 +5294,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5198,10 +5343,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5247,10 +5393,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5298,10 +5445,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5344,10 +5492,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5392,10 +5541,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5441,10 +5591,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5492,10 +5643,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5539,10 +5691,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5588,10 +5741,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5638,10 +5792,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5690,10 +5845,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5737,10 +5893,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5786,10 +5943,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5836,10 +5994,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -5888,10 +6047,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c6);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -5937,9 +6097,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, Action<T1, T2, T3, T4, T5, T6>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -5987,9 +6148,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -6035,9 +6197,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, Func<T1, T2, T3, T4, T5, T6, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, static (x1, x2, x3, x4, x5, x6, f) => f(x1, x2, x3, x4, x5, x6), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -6085,9 +6248,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -6133,9 +6297,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -6183,9 +6348,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -6230,9 +6396,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -6280,9 +6447,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -6328,10 +6496,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -6380,10 +6549,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -6433,10 +6603,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -6488,10 +6659,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -6538,10 +6710,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -6590,10 +6763,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -6643,10 +6817,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -6698,10 +6873,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -6749,10 +6925,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -6802,10 +6979,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -6856,10 +7034,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -6912,10 +7091,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -6963,10 +7143,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -7016,10 +7197,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -7070,10 +7252,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -7126,10 +7309,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c7);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -7179,9 +7363,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Action<T1, T2, T3, T4, T5, T6, T7>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -7233,9 +7418,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -7285,9 +7471,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, Func<T1, T2, T3, T4, T5, T6, T7, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, static (x1, x2, x3, x4, x5, x6, x7, f) => f(x1, x2, x3, x4, x5, x6, x7), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -7339,9 +7526,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -7391,9 +7579,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -7445,9 +7634,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -7496,9 +7686,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -7550,9 +7741,10 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -7602,10 +7794,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -7658,10 +7851,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -7715,10 +7909,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -7774,10 +7969,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -7828,10 +8024,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -7884,10 +8081,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -7941,10 +8139,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8000,10 +8199,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8055,10 +8255,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8112,10 +8313,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8170,10 +8372,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8230,10 +8433,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8285,10 +8489,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8342,10 +8547,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8400,10 +8606,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8460,10 +8667,11 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c8);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> behaviour = BehaviourPool<AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8517,9 +8725,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Action<T1, T2, T3, T4, T5, T6, T7, T8>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -8575,9 +8784,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -8631,9 +8841,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, static (x1, x2, x3, x4, x5, x6, x7, x8, f) => f(x1, x2, x3, x4, x5, x6, x7, x8), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -8689,9 +8900,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> behaviour = BehaviourPool<AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, c3, c4, c5, c6, c7, c8, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -8714,9 +8926,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -8741,9 +8954,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -8765,9 +8979,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -8792,9 +9007,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -8817,10 +9033,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8846,10 +9063,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8876,10 +9094,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8908,10 +9127,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8935,10 +9155,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -8964,10 +9185,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -8994,10 +9216,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9026,10 +9249,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9054,10 +9278,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9084,10 +9309,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9115,10 +9341,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9148,10 +9375,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9176,10 +9404,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9206,10 +9435,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9237,10 +9467,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9270,10 +9501,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9300,9 +9532,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -9331,9 +9564,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -9360,9 +9594,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -9391,9 +9626,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -9420,9 +9656,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -9451,9 +9688,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -9479,9 +9717,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -9510,9 +9749,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -9539,10 +9779,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9572,10 +9813,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9606,10 +9848,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9642,10 +9885,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9673,10 +9917,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9706,10 +9951,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9740,10 +9986,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9776,10 +10023,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9808,10 +10056,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9842,10 +10091,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9877,10 +10127,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9914,10 +10165,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -9946,10 +10198,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -9980,10 +10233,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10015,10 +10269,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10052,10 +10307,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10086,9 +10342,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -10121,9 +10378,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -10154,9 +10412,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -10189,9 +10448,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -10222,9 +10482,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -10257,9 +10518,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -10289,9 +10551,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -10324,9 +10587,10 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
     }
 
     /// <summary>
@@ -10357,10 +10621,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10394,10 +10659,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10432,10 +10698,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10472,10 +10739,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10507,10 +10775,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10544,10 +10813,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10582,10 +10852,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10622,10 +10893,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask completion = behaviour.VoidCompletion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10658,10 +10930,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10696,10 +10969,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10735,10 +11009,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10776,10 +11051,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10812,10 +11088,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10850,10 +11127,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10889,10 +11167,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return completion;
     }
 
@@ -10930,10 +11209,11 @@ public sealed partial class BocRuntime
         IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         bool admitted = Admit(cancellationToken);
-        DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
         ValueTask<TResult> completion = behaviour.Completion;
-        SpawnAdmitted(behaviour, admitted, cancellationToken);
+        SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
     }
 
@@ -10968,9 +11248,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -11007,9 +11288,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -11044,9 +11326,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
@@ -11083,9 +11366,10 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
+        BocThread thread = BocThread.Current;
+        DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
-        SpawnAdmitted(behaviour);
+        SpawnAdmitted(behaviour, thread);
         return true;
     }
 
