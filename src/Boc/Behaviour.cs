@@ -825,9 +825,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
     /// <summary>
     /// Gives the turn on <paramref name="cown"/> to <paramref name="behaviour"/>, then along any run of readers that
-    /// are already Scheduled. Iterative, so that a long run of readers does not grow the stack.
+    /// are already Scheduled. Iterative, so that a long run of readers does not grow the stack. <paramref name="thread"/>
+    /// is the calling thread's <see cref="BocThread"/> if the caller holds it (a release on a worker), for the dispatch.
     /// </summary>
-    private static void Grant(Behaviour behaviour, Cown cown)
+    private static void Grant(Behaviour behaviour, Cown cown, BocThread? thread = null)
     {
         while (true)
         {
@@ -837,7 +838,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             {
                 // A withdrawn writer hands back the successor it passed the turn on to: continue with it here, so a
                 // long run of withdrawn writers does not grow the stack either.
-                Behaviour? following = GrantWrite(behaviour, cown);
+                Behaviour? following = GrantWrite(behaviour, cown, thread);
                 if (following is null)
                 {
                     return;
@@ -867,7 +868,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             }
 
             // Otherwise the spawner's phase 2 passes the turn on (FinishEnqueue); its final ResolveOne comes after.
-            behaviour.ResolveOne();
+            behaviour.ResolveOne(thread);
 
             if (next is null)
             {
@@ -882,13 +883,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// A writer receives the turn. Returns the successor to give the turn to next if the writer was withdrawn and passed
     /// it on (see "Cancellation"); null otherwise.
     /// </summary>
-    private static Behaviour? GrantWrite(Behaviour writer, Cown cown)
+    private static Behaviour? GrantWrite(Behaviour writer, Cown cown, BocThread? thread = null)
     {
         if (writer.Cancellation is not null && (Volatile.Read(ref writer.SlotFor(cown).State) & Slot.Withdrawn) != 0)
         {
             // Withdrawn before the turn arrived (the canceller saw no Held, so the slot is ours to pass on): it needs no
             // exclusivity, so it does not wait for active readers either.
-            return writer.ArriveWithdrawn(ref writer.SlotFor(cown));
+            return writer.ArriveWithdrawn(ref writer.SlotFor(cown), thread);
         }
 
         while (true)
@@ -897,7 +898,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             if (readers == 0)
             {
                 // No reader is active, and none can join: the turn is ours until our behaviour finishes.
-                return Hold(writer, cown);
+                return Hold(writer, cown, thread);
             }
 
             Debug.Assert((readers & Slot.WriterWaiting) == 0, "Only the holder of the turn waits for readers.");
@@ -940,11 +941,11 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// A writer holds the turn with no active readers: resolve its unit. A cancellable writer first arbitrates with
     /// the canceller (see "Cancellation") and, if withdrawn, passes the turn on; the successor is returned to be granted.
     /// </summary>
-    private static Behaviour? Hold(Behaviour writer, Cown cown)
+    private static Behaviour? Hold(Behaviour writer, Cown cown, BocThread? thread = null)
     {
         if (writer.Cancellation is null)
         {
-            writer.ResolveOne();
+            writer.ResolveOne(thread);
             return null;
         }
 
@@ -952,10 +953,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         int old = Interlocked.Or(ref slot.State, Slot.Held);
         if ((old & Slot.Withdrawn) != 0)
         {
-            return writer.ArriveWithdrawn(ref slot);
+            return writer.ArriveWithdrawn(ref slot, thread);
         }
 
-        writer.ResolveOne();
+        writer.ResolveOne(thread);
         return null;
     }
 
@@ -963,10 +964,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// The turn reached a withdrawn writer's slot and this thread is the one to pass it on: do so, then resolve the
     /// unit (last: once resolved, the behaviour may complete its withdrawal and go back to the pool).
     /// </summary>
-    private Behaviour? ArriveWithdrawn(ref Slot slot)
+    private Behaviour? ArriveWithdrawn(ref Slot slot, BocThread? thread = null)
     {
         Behaviour? next = PassOn(ref slot);
-        ResolveOne();
+        ResolveOne(thread);
         return next;
     }
 
@@ -999,13 +1000,16 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         return next;
     }
 
-    /// <summary>One dependency resolved; the last one dispatches the behaviour.</summary>
-    internal void ResolveOne()
+    /// <summary>
+    /// One dependency resolved; the last one dispatches the behaviour (<paramref name="thread"/>: the calling thread's
+    /// <see cref="BocThread"/>, if the caller holds it).
+    /// </summary>
+    internal void ResolveOne(BocThread? thread = null)
     {
         AssertLive();
         if (Interlocked.Decrement(ref _countdown) == 0)
         {
-            _runtime!.Dispatch(this, null);
+            _runtime!.Dispatch(this, thread);
         }
     }
 
@@ -1283,7 +1287,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             Behaviour? next = PassOn(ref slot);
             if (next is not null)
             {
-                Grant(next, cown);
+                Grant(next, cown, thread);
             }
         }
 
