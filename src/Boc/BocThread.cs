@@ -14,9 +14,9 @@ namespace Boc;
 /// thread-statics six times, together about 6% of a worker's samples in that lookup alone. With one object, code that
 /// needs several of them looks the object up once and passes it along: a <see cref="BocScheduler"/> worker hands its
 /// own to every behaviour it runs, the run hands it to the release, and a spawn looks it up once for the pool, the
-/// scheduler and the count. A hop now makes two lookups (the spawn's and, when the release hands a waiting behaviour
-/// on, the dispatch's), not six; in plain processes alternating with the previous build, Thread Ring went from 9.7 ms
-/// to 7.9, Ping Pong from 8.1 to 6.9, and Dining Philosophers (full) from 52 to 41.
+/// scheduler and the count. A hop now makes one lookup, the spawn's (a body's <c>When</c> has nothing to be handed),
+/// not six; in plain processes alternating with the previous build, Thread Ring went from 9.7 ms to 7.9, Ping Pong
+/// from 8.1 to 6.9, and Dining Philosophers (full) from 52 to 41.
 /// </para>
 /// <para>
 /// Only the owning thread reads or writes the fields (the object is never published to another thread), so none of
