@@ -12,8 +12,8 @@ namespace Boc;
 /// a runtime helper (a lookup of the exact type, then the thread's static block). In a chain of one-cown behaviours on
 /// one worker (Savina's Thread Ring), the rent and the return of every hop went through it, about 3% of a worker's
 /// samples plus its share of native TLS lookups. A non-generic thread-static is one inlined access, and the pool's
-/// index is an ordinary static of its own type. (The caches array now sits in <see cref="BocThread"/>, with the
-/// runtime's other per-thread state, so that a spawn or a release looks the thread up once for all of it.)
+/// index is an ordinary static of its own type. The caches array sits in <see cref="BocThread"/>, with the runtime's
+/// other per-thread state, so that a spawn or a release looks the thread up once for all of it.
 /// </remarks>
 internal static class BehaviourPoolCaches
 {

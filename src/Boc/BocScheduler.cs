@@ -307,7 +307,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// wake-up. Nothing but the owner fills the slot, and the owner takes it (empty) before each item it runs, so a
     /// full slot here was filled by the running item.
     /// </remarks>
-    /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="CurrentWorkerIndex"/>).</returns>
+    /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="WorkerIndexOf"/>).</returns>
     internal int OnSpawn(BocThread thread)
     {
         Worker? worker = thread.Worker;
@@ -327,12 +327,10 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     }
 
     /// <summary>
-    /// Gets the calling thread's index among this scheduler's workers (0 to <see cref="WorkerCount"/> - 1), or -1 if it
-    /// is not one of them (the runtime counts pending behaviours per worker: <c>PendingCount</c>).
+    /// Gets the index among this scheduler's workers (0 to <see cref="WorkerCount"/> - 1) of the thread that owns
+    /// <paramref name="thread"/>, or -1 if it is not one of them (the runtime counts pending behaviours per worker:
+    /// <c>PendingCount</c>).
     /// </summary>
-    internal int CurrentWorkerIndex => WorkerIndexOf(BocThread.CurrentOrNull);
-
-    /// <summary>Gets <paramref name="thread"/>'s index among this scheduler's workers, or -1 (see <see cref="CurrentWorkerIndex"/>).</summary>
     internal int WorkerIndexOf(BocThread? thread) => thread?.Worker is { } worker && worker.Scheduler == this ? worker.Index : -1;
 
     /// <inheritdoc/>

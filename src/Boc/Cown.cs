@@ -16,8 +16,8 @@ public abstract class Cown
     // addresses are neither unique nor stable (the GC moves objects), so they cannot order acquisitions.
     private static long s_lastId;
 
-    // The layout is explicit, in two groups a cache line apart. The state and the id are written once and then read by
-    // every spawn (the id orders the acquisition; a one-cown spawn reads the tail too) and by every body (the state).
+    // The layout is explicit, in two groups a cache line apart. The state and the id are written once and then read:
+    // the id by every spawn of two or more cowns (it orders the acquisition), the state by every body.
     // The queue's fields (Last, PendingWriter, ReadState) are written by every spawn (the Exchange) and every release
     // (the compare-and-swap), usually on different cores. On one line, a spawner's read of the id and a body's read of
     // the state missed whenever another core had just released the cown, and a spawn then needed the line a second
