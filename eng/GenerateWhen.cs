@@ -90,9 +90,11 @@ void Write(string name, StringBuilder text)
     Console.WriteLine($"wrote {Path.GetRelativePath(root, path)}");
 }
 
-// The runtime's one-cown, synchronous, fire-and-forget forms spawn through BocRuntime.SpawnOne, which may append the
-// body to the behaviour at the cown's tail ("Appending" in Behaviour.cs).
-static bool Appendable(Shape shape, Kind kind) => kind == Kind.Fire && shape.Singles == 1 && !shape.Dynamic;
+// The runtime's one- and two-cown, synchronous, fire-and-forget forms spawn through BocRuntime.SpawnOne and SpawnPair,
+// which may append the body to the behaviour at the cowns' tail ("Appending" in Behaviour.cs).
+static bool Appendable(Shape shape, Kind kind) => kind == Kind.Fire && shape.Singles is 1 or 2 && !shape.Dynamic;
+
+static string AppendableSpawn(Shape shape) => shape.Singles == 1 ? "SpawnOne" : "SpawnPair";
 
 static void Header(StringBuilder sb)
 {
@@ -310,8 +312,8 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     sb.AppendLine(withToken ? "        bool admitted = Admit(cancellationToken);" : "        Admit();");
     if (Appendable(shape, kind))
     {
-        // The one kind that may ride in the behaviour at its cown's tail ("Appending" in Behaviour.cs).
-        sb.AppendLine($"        SpawnOne({string.Join(", ", initArgs.Skip(1))});");
+        // The kinds that may ride in the behaviour at their cowns' tail ("Appending" in Behaviour.cs).
+        sb.AppendLine($"        {AppendableSpawn(shape)}({string.Join(", ", initArgs.Skip(1))});");
         sb.AppendLine("    }");
         sb.AppendLine();
         return;
@@ -423,7 +425,7 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
 
     if (Appendable(shape, kind))
     {
-        sb.AppendLine($"        SpawnOne({string.Join(", ", initArgs.Skip(1))});");
+        sb.AppendLine($"        {AppendableSpawn(shape)}({string.Join(", ", initArgs.Skip(1))});");
         sb.AppendLine("        return true;");
         sb.AppendLine("    }");
         sb.AppendLine();

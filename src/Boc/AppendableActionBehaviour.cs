@@ -1,19 +1,17 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.ExceptionServices;
 
 namespace Boc;
 
 /// <summary>
-/// The behaviour of a plain fire-and-forget <c>When</c> on one cown (a write or a read) with a synchronous body: the one kind that takes
-/// appended bodies ("Appending" in <c>Behaviour.cs</c>). A flood of such spawns on a busy cown becomes a few of these,
+/// The behaviour of a plain fire-and-forget <c>When</c> on one cown (a write or a read) with a synchronous body, which
+/// takes appended bodies ("Appending" in <c>Behaviour.cs</c>). A flood of such spawns on a busy cown becomes a few of these,
 /// each carrying up to <see cref="Behaviour.MaxAppended"/> more bodies, run in order before the cown is released.
 /// </summary>
-internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehaviour
+internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviour
     where T1 : class
 {
     private Action<T1, TState>? _body;
     private TState? _state;
-    private long _appendState;
 
     public void Init(BocRuntime runtime, Cown cown, bool read, Action<T1, TState> body, TState state)
     {
@@ -23,23 +21,15 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
         _state = state;
     }
 
-    private protected override int QueuedAppendedCount => OpenAppendedCount(Volatile.Read(ref _appendState));
-
     // Readers open too: a read may ride in a reader (TryClaimAppend keeps writes out of them).
-    protected override void OpenAppends() => OpenAppends(ref _appendState);
-
-    /// <summary>Gets whether this behaviour looks able to take an appended body now (a hint; see <see cref="Behaviour.LooksAppendable"/>).</summary>
-    internal bool MayTakeAppend => LooksAppendable(Volatile.Read(ref _appendState));
+    protected override void OpenAppends() => OpenAppends(ref AppendWord);
 
     /// <summary>
     /// Claims the right to append to this behaviour, found at <paramref name="cown"/>'s tail by a spawn on
     /// <paramref name="runtime"/> that reads the cown if <paramref name="read"/> (see <see cref="Behaviour.TryClaimAppend"/>).
     /// </summary>
     internal bool TryClaimAppend(BocRuntime runtime, Cown cown, bool read, out long claimed) =>
-        TryClaimAppend(ref _appendState, runtime, cown, read, out claimed);
-
-    /// <summary>Ends a claim, publishing the body written under it if <paramref name="published"/>.</summary>
-    internal void ReleaseAppend(long claimed, bool published) => ReleaseAppend(ref _appendState, claimed, published);
+        TryClaimAppend(ref AppendWord, runtime, cown, read, out claimed);
 
     /// <summary>Writes an appended body at the index of <paramref name="claimed"/> (the caller holds the claim).</summary>
     internal void WriteAppended(long claimed, Action<T1, TState> body, TState state)
@@ -58,7 +48,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
     protected override Task? InvokeBody()
     {
         T1 cownState = Unsafe.As<T1>(OnlyCown.State);
-        int appended = CloseAppends(ref _appendState);
+        int appended = CloseAppends();
         if (appended == 0)
         {
             _body!(cownState, _state!);
@@ -67,20 +57,6 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
 
         RunWithAppended(cownState, appended);
         return null;
-    }
-
-    protected override bool Deliver(Exception? error, Task? bodyTask)
-    {
-        _ = base.Deliver(error, bodyTask);
-        if (TakeAppendedFailures() is { } failures)
-        {
-            foreach (Exception failure in failures)
-            {
-                _ = base.Deliver(failure, null);
-            }
-        }
-
-        return false;
     }
 
     protected override void Recycle(BocThread thread)
@@ -93,8 +69,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
 
     /// <summary>
     /// Runs the behaviour's own body, then the <paramref name="appended"/> appended ones in order. A failing body does
-    /// not stop the others (each was a spawn of its own); the own body's failure is rethrown for the usual path, the
-    /// appended ones' are kept and reported after the release.
+    /// not stop the others (each was a spawn of its own).
     /// </summary>
     private void RunWithAppended(T1 cownState, int appended)
     {
@@ -103,7 +78,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
         {
             _body!(cownState, _state!);
         }
-#pragma warning disable CA1031 // Reported: rethrown below, after the appended bodies ran.
+#pragma warning disable CA1031 // Reported: rethrown by FinishAppended, after the appended bodies ran.
         catch (Exception e)
 #pragma warning restore CA1031
         {
@@ -131,11 +106,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : FireAndForgetBehav
             entry = default;
         }
 
-        Runtime.OnAppendedFinished(appended, failed);
-        if (own is not null)
-        {
-            ExceptionDispatchInfo.Throw(own);
-        }
+        FinishAppended(appended, failed, own);
     }
 
     /// <summary>One appended body; a struct, so the bodies sit side by side in one array.</summary>

@@ -196,7 +196,7 @@ namespace Boc;
 // its body is stored in that behaviour's list of appended bodies (up to MaxAppended), and the tail behaviour runs
 // them, in append order, right after its own body and before it releases the cown. A message then costs one
 // uncontended CAS and a 16-byte entry, and the runner reads several entries per cache line, as a mailbox does.
-//   The append word (AppendableActionBehaviour's _appendState, one long): Open | Writing | count of appended bodies,
+//   The append word (AppendableBehaviour's _appendState, one long): Open | Writing | count of appended bodies,
 // and a generation in the high 32 bits.
 //   * Opening. EnqueueOne opens the word (new generation, count 0, Open) right after its Exchange on Cown.Last, so
 //     the word is open only while the behaviour is queued and has not started: never before it is at the tail (an
@@ -250,6 +250,30 @@ namespace Boc;
 //     on its own cown) never appends, since the tail it finds is its own behaviour, which is running and closed.
 //   * Not under the controlled runtime of Boc.Testing (a spawn hook): there, every spawn is a scheduling point of its
 //     own. Not while the start-delay histogram or behaviour tracing is on: those are per behaviour.
+// Pairs (BocRuntime.SpawnPair; AppendablePairBehaviour). A flood on one pair of cowns (an outside producer feeding each
+// worker cown together with its partner, as Logistic Map's full variant does) pays a whole two-cown spawn per message
+// otherwise: a sort, two Exchanges and two links on the spawner's core, two countdown decrements on the runner's. So a
+// plain fire-and-forget `When(c1, c2, body)` that writes both cowns may be appended, with the same word and the same
+// steps, to a behaviour of its class that is at the tail of both queues and writes exactly c1 and c2, named in that
+// order (an appended body takes the states in the order its spawn named them).
+//   * Opening. The general Enqueue opens a pair's word after its phase 1, before it resolves its extra countdown unit (so
+//     before anything can run it), and only if phase 1 found one behaviour as the predecessor on both cowns: a flood on
+//     this pair is under way. Behind two different behaviours no spawn could append (both tails must be one behaviour),
+//     and a pair that found its queues empty runs at once; neither pays the close. Not behind the body running on the
+//     spawning thread, as for one cown. A pair that reads a cown, or names one cown twice, never opens.
+//   * Appending. The appender reads Cown.Last on c1, then on c2, and must find the same behaviour on both; then the
+//     claim, as for one cown, checking (after the word) that the behaviour's two slots are writes of c1 and c2 in
+//     argument order, on its runtime.
+//   * Order. On each cown, the argument for one cown holds as it stands: the appender found the tail on that cown's
+//     Last, so every spawn that happens-before the append is queued ahead of the tail there, and every spawn the append
+//     happens-before is queued behind it (or appended later). The appended body takes the tail's place on both queues at
+//     once, and the tail's places are consistent (phase 1 put it on both in id order, behind its predecessors), so no two
+//     behaviours end up ordered one way on c1 and the other on c2. If the tail ran and its object was reused between the
+//     appender's reads of Last and its CAS, the generation fails the CAS, or the new life is a pair on exactly c1 and c2
+//     whose word opened after its phase 1: then every spawn that happens-before the append is still ahead of it (its
+//     Exchanges came before the appender's reads), and the spawns after the appender's reads are concurrent with it.
+//   * Atomicity, exclusivity, nothing lost or twice, deadlock freedom, bounds and reuse: as for one cown. The body runs
+//     inside the tail's run, which holds both cowns; only writes of both are taken, so no reader is involved.
 //
 // Why it is correct:
 //   * Ordered. Each cown's queue is in Exchange order. If b1 and b2 share a cown and b1 was spawned first, b1's
@@ -509,11 +533,28 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         // Turns this thread takes from empty queues are counted here rather than decremented one by one.
         int ownGrants = 0;
+        Behaviour? firstPrevious = null;
         for (int i = 0; i < count; i++)
         {
-            if (StartEnqueue(ref SlotAt(i)))
+            if (StartEnqueue(ref SlotAt(i), out Behaviour? previous))
             {
                 ownGrants++;
+            }
+
+            if (i == 0)
+            {
+                firstPrevious = previous;
+            }
+            else if (count == 2 && previous is not null && ReferenceEquals(previous, firstPrevious))
+            {
+                // A pair queued behind one behaviour on both cowns (a flood on one pair), which nothing can run before
+                // our extra countdown unit is resolved below: an appendable pair opens for appends now ("Appending",
+                // pairs); for every other class this does nothing. Not behind the body running on this thread, as in
+                // EnqueueOne. Behind different behaviours no spawn could append, since both cowns' tails must be one.
+                if (!ReferenceEquals(previous, thread?.Running))
+                {
+                    OpenAppends();
+                }
             }
         }
 
@@ -541,13 +582,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// Phase 1 for one slot. Returns true if this thread took the turn from an empty queue and the cown is ready for
     /// this request (the caller then resolves that unit of the countdown itself).
     /// </summary>
-    private bool StartEnqueue(ref Slot slot)
+    /// <remarks><paramref name="previous"/> is the predecessor it linked behind, or null.</remarks>
+    private bool StartEnqueue(ref Slot slot, out Behaviour? previous)
     {
         Cown cown = slot.Target;
 
         // Exchange is a full fence: everything this spawner wrote before (the slots, the countdown) is visible to
         // whoever reads Last and finds this behaviour.
-        Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
+        previous = Interlocked.Exchange(ref cown.Last, this);
         if (previous is null)
         {
             return TakeTurnFromEmptyQueue(ref slot);
@@ -1014,8 +1056,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // Appending ("Appending" in the protocol comment). The word lives in the appendable class (its _appendState), so that
-    // no other behaviour pays for it; every step on it is here.
+    // Appending ("Appending" in the protocol comment). The word lives in the appendable classes (AppendableBehaviour's
+    // _appendState), so that no other behaviour pays for it; every step on it is here.
     // ---------------------------------------------------------------------------------------------------------------
 
     /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
@@ -1037,10 +1079,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     private const long AppendGenerationUnit = 1L << 32;
 
     /// <summary>
-    /// EnqueueOne, right after its Exchange made this behaviour the tail of a busy queue: an appendable class with a
-    /// write request opens its word for this life (<see cref="OpenAppends(ref long)"/>); the base does nothing. (A
-    /// virtual call rather than a flag: a flag would cost every behaviour eight bytes, and this runs only on a spawn
-    /// behind a predecessor.)
+    /// EnqueueOne, right after its Exchange made this behaviour the tail of a busy queue, and the general Enqueue, after
+    /// phase 1 put a pair behind one behaviour on both cowns: an appendable class opens its word for this life
+    /// (<see cref="OpenAppends(ref long)"/>); the base does nothing. (A virtual call rather than a flag: a flag would cost
+    /// every behaviour eight bytes, and this runs only on a spawn behind a predecessor.)
     /// </summary>
     protected virtual void OpenAppends()
     {
@@ -1066,7 +1108,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         long seen = Volatile.Read(ref word);
         claimed = seen;
-        if ((seen & (AppendOpen | AppendWriting)) != AppendOpen || (seen & AppendCountMask) >= MaxAppended)
+        if (!LooksAppendable(seen))
         {
             return false;
         }
@@ -1083,6 +1125,35 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         // Full fence: the runner's close cannot pass it, and the entry written next cannot be seen before it.
         return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
     }
+
+    /// <summary>
+    /// <see cref="TryClaimAppend(ref long, BocRuntime, Cown, bool, out long)"/> for a pair: claims the right to append
+    /// to this two-cown behaviour, found at the tail of both <paramref name="first"/> and <paramref name="second"/> by a
+    /// spawn on <paramref name="runtime"/> that writes both, named in that order ("Appending", pairs).
+    /// </summary>
+    protected bool TryClaimPairAppend(ref long word, BocRuntime runtime, Cown first, Cown second, out long claimed)
+    {
+        long seen = Volatile.Read(ref word);
+        claimed = seen;
+        if (!LooksAppendable(seen))
+        {
+            return false;
+        }
+
+        // Read after the word, as for one cown. Two slots (distinct cowns, not merged into one), both writes, naming the
+        // spawn's cowns in its argument order: an appended body takes the states in the order its spawn named them.
+        if (_slotCount != 2 || !ReferenceEquals(PairCown(second: false), first) || !ReferenceEquals(PairCown(second: true), second)
+            || _first.IsRead || SecondSlot.IsRead || !ReferenceEquals(_runtime, runtime))
+        {
+            return false;
+        }
+
+        // Full fence, as for one cown.
+        return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
+    }
+
+    /// <summary>Gets whether this is a pair of distinct cowns, both written: the only pair that takes appends.</summary>
+    protected bool IsWritePair => _slotCount == 2 && !_first.IsRead && !SecondSlot.IsRead;
 
     /// <summary>
     /// Gets whether <paramref name="word"/> looks claimable now (open, not being written, not full): a plain read, a hint
@@ -1113,7 +1184,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         long seen = Volatile.Read(ref word);
         if ((seen & AppendOpen) == 0)
         {
-            // Not opened in this life (EnqueueOne found the queue empty): nobody can claim it.
+            // Not opened in this life (the spawn found its queue empty): nobody can claim it.
             return 0;
         }
 

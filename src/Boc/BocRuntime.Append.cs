@@ -2,8 +2,8 @@ using Boc.Diagnostics;
 
 namespace Boc;
 
-// The spawn side of appending ("Appending" in Behaviour.cs): a one-cown write or read from a plain fire-and-forget When may
-// ride in the behaviour at its cown's tail instead of enqueuing a behaviour of its own.
+// The spawn side of appending ("Appending" in Behaviour.cs): a one-cown write or read, or a two-cown write, from a plain
+// fire-and-forget When may ride in the behaviour at its cowns' tail instead of enqueuing a behaviour of its own.
 public sealed partial class BocRuntime
 {
     /// <summary>
@@ -30,6 +30,36 @@ public sealed partial class BocRuntime
     }
 
     /// <summary>
+    /// The two-cown, synchronous, fire-and-forget spawn (<c>When(c1, c2, body)</c> and <c>When(c1, c2, body, state)</c>,
+    /// and their <c>TryWhen</c> forms), already admitted: appended to the behaviour at the tail of both cowns if it is
+    /// one behaviour of this class that writes both and can take it ("Appending" in Behaviour.cs, pairs), else enqueued
+    /// as a behaviour of its own.
+    /// </summary>
+    internal void SpawnPair<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
+        where T1 : class
+        where T2 : class
+    {
+        Cown first = Acquisition.CownOf(c1, out bool firstRead);
+        Cown second = Acquisition.CownOf(c2, out bool secondRead);
+        BocThread thread = BocThread.Current;
+
+        // Last is read on both cowns, and must name the same behaviour on each: then nothing spawned before this call is
+        // queued behind it on either cown. Compared before anything is read from the tail: pairs spawned on varying cowns
+        // (a bank's transfers) find different tails, and pay only these two reads, which warm the lines their Exchanges
+        // need next. Writes only: a pair that reads never takes appends.
+        if (!(firstRead | secondRead) && Volatile.Read(ref first.Last) is { } last && ReferenceEquals(Volatile.Read(ref second.Last), last)
+            && last is AppendablePairBehaviour<T1, T2, TState> tail && tail.MayTakeAppend && AppendsAllowed
+            && TryAppend(tail, first, second, body, state, thread))
+        {
+            return;
+        }
+
+        AppendablePairBehaviour<T1, T2, TState> behaviour = BehaviourPool<AppendablePairBehaviour<T1, T2, TState>>.Rent(thread);
+        behaviour.Init(this, first, firstRead, second, secondRead, body, state);
+        SpawnAdmitted(behaviour, thread);
+    }
+
+    /// <summary>
     /// Whether a spawn may be appended now: never under a spawn hook (Boc.Testing's controlled runtime makes every spawn
     /// a scheduling point), nor while spawns are stamped for the start-delay histogram or traced (both per behaviour).
     /// </summary>
@@ -46,20 +76,55 @@ public sealed partial class BocRuntime
 
     /// <summary>
     /// Appends the spawn to <paramref name="tail"/>, found at <paramref name="cown"/>'s tail; false (having done nothing)
-    /// if it cannot take it. Counted in as a behaviour of its own, between the claim and the publication, so that its
-    /// run can never be counted out before it was counted in.
+    /// if it cannot take it.
     /// </summary>
     private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, bool read, Action<T1, TState> body, TState state, BocThread thread)
         where T1 : class
     {
-        // Before the claim (the runner waits while it is held): this may move the worker's next behaviour to its queue
-        // and wake a peer (SpawnAdmitted explains why).
-        int worker = _bocScheduler?.OnSpawn(thread) ?? -1;
+        int worker = BeforeClaim(thread);
         if (!tail.TryClaimAppend(this, cown, read, out long claimed))
         {
             return false;
         }
 
+        CountInAppend(tail, claimed, worker, thread);
+        tail.WriteAppended(claimed, body, state);
+        PublishAppend(tail, claimed);
+        return true;
+    }
+
+    /// <summary>
+    /// Appends the spawn to <paramref name="tail"/>, found at the tail of both <paramref name="first"/> and
+    /// <paramref name="second"/>; false (having done nothing) if it cannot take it.
+    /// </summary>
+    private bool TryAppend<T1, T2, TState>(AppendablePairBehaviour<T1, T2, TState> tail, Cown first, Cown second, Action<T1, T2, TState> body, TState state, BocThread thread)
+        where T1 : class
+        where T2 : class
+    {
+        int worker = BeforeClaim(thread);
+        if (!tail.TryClaimAppend(this, first, second, out long claimed))
+        {
+            return false;
+        }
+
+        CountInAppend(tail, claimed, worker, thread);
+        tail.WriteAppended(claimed, body, state);
+        PublishAppend(tail, claimed);
+        return true;
+    }
+
+    /// <summary>
+    /// Before an append's claim (the runner waits while it is held): may move the worker's next behaviour to its queue
+    /// and wake a peer (SpawnAdmitted explains why). Returns the calling worker's index, or -1.
+    /// </summary>
+    private int BeforeClaim(BocThread thread) => _bocScheduler?.OnSpawn(thread) ?? -1;
+
+    /// <summary>
+    /// Counts a claimed append in as a behaviour of its own, between the claim and the publication, so that its run can
+    /// never be counted out before it was counted in; refuses it (ending the claim unpublished) if the runtime is disposed.
+    /// </summary>
+    private void CountInAppend(AppendableBehaviour tail, long claimed, int worker, BocThread thread)
+    {
         // The Dekker pair with disposal, as in SpawnAdmitted.
         _pending.Spawned(worker, thread);
         if (Volatile.Read(ref _disposed) != 0)
@@ -68,15 +133,16 @@ public sealed partial class BocRuntime
             OnBehaviourFinished();
             ObjectDisposedException.ThrowIf(true, this);
         }
+    }
 
-        tail.WriteAppended(claimed, body, state);
+    /// <summary>Publishes an appended body written under <paramref name="claimed"/>.</summary>
+    private void PublishAppend(AppendableBehaviour tail, long claimed)
+    {
         tail.ReleaseAppend(claimed, published: true);
         if (BocMetrics.Spawned.Enabled)
         {
             BocMetrics.Add(BocMetrics.Spawned, Name);
         }
-
-        return true;
     }
 
     /// <summary>The runner of a behaviour ran <paramref name="count"/> appended bodies, <paramref name="failed"/> of which threw.</summary>

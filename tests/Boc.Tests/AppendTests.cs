@@ -6,7 +6,8 @@ namespace Boc.Tests;
 
 /// <summary>
 /// Appending ("Appending" in <c>Behaviour.cs</c>): a one-cown write or read spawned with a plain fire-and-forget
-/// <c>When</c> on a busy cown rides in the behaviour at the cown's tail (a write only in a writer). Checked: that it happens where it should (and only there), that
+/// <c>When</c> on a busy cown rides in the behaviour at the cown's tail (a write only in a writer), and a write of two
+/// cowns rides in a behaviour at the tail of both that writes the same two. Checked: that it happens where it should (and only there), that
 /// every appended body runs exactly once, in spawn order, exclusively, with failures reported one by one, that
 /// quiescence and disposal count each appended body, and, under a seeded race of spawner threads and spawning bodies,
 /// the oracle's exclusivity and order.
@@ -60,7 +61,7 @@ public sealed class AppendTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public async Task OnlyPlainOneCownSpawns_AreAppended_AndAWriteNeverRidesInAReader()
+    public async Task OnlyPlainOneCownSpawns_AreAppendedBehindOneCown_AndAWriteNeverRidesInAReader()
     {
         // Behind a held cown: two-cown writes, awaited and asynchronous spawns each enqueue a behaviour of their own
         // (none is appendable), and a spawn behind one of them starts a new behaviour rather than riding in it. A read
@@ -102,6 +103,136 @@ public sealed class AppendTests(ITestOutputHelper output)
         output.WriteLine(dump);
         Assert.Equal([1, 0, 0, 0, 2, 0, 0, 1], queued.Select(AppendedIn));
         Assert.Equal(["read", "write", "write", "write", "write", "write", "read", "write"], queued.Select(l => l.Contains("(read)", StringComparison.Ordinal) ? "read" : "write"));
+    }
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task AFloodOnABusyPair_IsAppendedToTheTail_AndRunsOnceEachInSpawnOrder(BocDispatcher dispatcher)
+    {
+        // One spawner, both cowns held by a pair that waits: the first spawn behind the holder finds it at the tail of
+        // both cowns and enqueues a behaviour that opens for appends; the next MaxAppended ride in it; and so on. Both
+        // cowns log every body, so the order is checked on each; the holder's class is the flood's (Action<T1, T2>), so
+        // only the rule that a just-dispatched pair does not open keeps the flood out of it.
+        const int N = 1_000;
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var a = new Cown<List<int>>([]);
+        var b = new Cown<List<int>>([]);
+        using var spawned = new ManualResetEventSlim();
+        string dump = "";
+        runtime.When(a, b, (_, _) =>
+        {
+            spawned.Wait();
+            dump = a.DescribeQueue(limit: N + 2);
+        });
+
+        for (int i = 0; i < N; i++)
+        {
+            int index = i;
+            runtime.When(a, b, (x, y) =>
+            {
+                x.Add(index);
+                y.Add(-index);
+            });
+        }
+
+        spawned.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(Enumerable.Range(0, N), await runtime.WhenAsync(a, l => l.ToList()).Guard());
+        Assert.Equal(Enumerable.Range(0, N).Select(i => -i), await runtime.WhenAsync(b, l => l.ToList()).Guard());
+
+        string[] queued = dump.Split('\n').Skip(2).Where(l => l.Contains("waiting", StringComparison.Ordinal)).ToArray();
+        output.WriteLine($"{queued.Length} behaviours queued for {N} spawns");
+        Assert.Equal(N, queued.Sum(l => 1 + AppendedIn(l)));
+        Assert.True(queued.Length == (N + Behaviour.MaxAppended) / (1 + Behaviour.MaxAppended), $"{queued.Length} behaviours queued:\n{dump}");
+    }
+
+    [Fact]
+    public async Task OnlyWritesOfTheSamePairInTheSameOrder_AreAppendedToAPair()
+    {
+        // Behind a held pair (a, b), each spawn below finds the tail of a and b (or not) and rides in it only if it
+        // writes a and b, in that order, through a plain fire-and-forget When. Each line notes what it meets.
+        using var scheduler = new BocScheduler(1, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        var a = new Cown<int[]>(new int[1]);
+        var b = new Cown<int[]>(new int[1]);
+        var c = new Cown<int[]>(new int[1]);
+        using var holding = new ManualResetEventSlim();
+        using var spawned = new ManualResetEventSlim();
+        string dump = "";
+        runtime.When(a, b, (_, _) =>
+        {
+            holding.Set();
+            spawned.Wait();
+            dump = a.DescribeQueue();
+        });
+
+        Assert.True(holding.Wait(Progress.Limit), "the holder never started");
+        static void Add(int[] x, int[] y) => x[0] += 1 + (0 * y[0]);
+        static void AddWithState(int[] x, int[] y, int state) => x[0] += state + (0 * y[0]);
+        runtime.When(a, b, Add);                                  // behind the holder (not open) on both: opens
+        runtime.When(a, b, Add);                                  //   +1
+        runtime.When(b, a, (y, x) => Add(x, y));                  // b, a: not in the tail's order; opens
+        runtime.When(a, b, Add);                                  // a, b behind a tail of b, a: its own; opens
+        runtime.When(a, b, Add);                                  //   +1
+        runtime.When(a, Cown.Read(b), Add);                       // reads b: its own; does not open
+        runtime.When(a, b, Add);                                  // behind it: its own; opens
+        runtime.When(a, b, AddWithState, 1);                      // another class (the state overload): its own; opens
+        runtime.When(a, b, Add);                                  // behind the other class: its own; opens
+        runtime.When(a, c, Add);                                  // another pair: its own; does not open
+        runtime.When(a, b, Add);                                  // different tails on a and b: its own; does not open
+        runtime.When(a, b, Add);                                  // behind one not open: its own; opens
+        runtime.When(a, b, Add);                                  //   +1
+        runtime.When(a, a, Add);                                  // one cown twice (one slot): its own; does not open
+        runtime.When(a, b, Add);                                  // different tails: its own; does not open
+        runtime.When(a, b, Add);                                  // behind one not open: its own; opens
+        runtime.When(a, b, Add);                                  //   +1
+        Task awaited = runtime.WhenAsync(a, b, Add).AsTask();     // awaited: its own
+        runtime.When(a, b, async (x, y) =>                        // asynchronous: its own
+        {
+            await Task.Yield();
+            Add(x, y);
+        });
+        runtime.When(a, b, Add);                                  // behind the asynchronous one: its own; opens
+        runtime.When(a, b, Add);                                  //   +1
+        spawned.Set();
+        await awaited.Guard();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(21, await runtime.WhenAsync(a, x => x[0]).Guard());
+
+        string[] queued = dump.Split('\n').Skip(2).ToArray();
+        output.WriteLine(dump);
+        Assert.Equal([1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1], queued.Select(AppendedIn));
+    }
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task FailingAppendedPairBodies_AreReportedOnceEach_WithBothCowns(BocDispatcher dispatcher)
+    {
+        const int N = 500;
+        var reported = new ConcurrentQueue<Exception>();
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, UnhandledExceptionHandler = reported.Enqueue });
+        var a = new Cown<List<int>>([]);
+        var b = new Cown<List<int>>([]);
+        using var spawned = new ManualResetEventSlim();
+        runtime.When(a, b, (_, _) => spawned.Wait());
+        for (int i = 0; i < N; i++)
+        {
+            runtime.When(a, b, static (x, _, index) =>
+            {
+                x.Add(index);
+                if (index % 7 == 3)
+                {
+                    throw new InvalidOperationException($"planned {index}");
+                }
+            }, i);
+        }
+
+        spawned.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.Equal(Enumerable.Range(0, N), await runtime.WhenAsync(a, l => l.ToList()).Guard());
+        string[] expected = Enumerable.Range(0, N).Where(i => i % 7 == 3).Select(i => $"planned {i}").ToArray();
+        Assert.Equal(expected, reported.Select(e => e.Message).OrderBy(m => int.Parse(m["planned ".Length..], System.Globalization.CultureInfo.InvariantCulture)));
+        Assert.All(reported, e => Assert.Equal($"{a} (write), {b} (write)", e.Data[BocRuntime.FailedCownsDataKey]));
     }
 
     [Fact]
@@ -176,34 +307,41 @@ public sealed class AppendTests(ITestOutputHelper output)
         Assert.All(reported, e => Assert.Equal($"{log} (write)", e.Data[BocRuntime.FailedCownsDataKey]));
     }
 
-    public static TheoryData<int, int, BocDispatcher, int> Races() => new()
+    public static TheoryData<int, int, BocDispatcher, int, int> Races() => new()
     {
-        // seed, cowns, dispatcher, percent of reads (read-heavy: reads ride in readers, and writes meet reader tails)
-        { 21, 1, BocDispatcher.BocScheduler, 8 },
-        { 22, 3, BocDispatcher.BocScheduler, 8 },
-        { 23, 1, BocDispatcher.ThreadPool, 8 },
-        { 24, 3, BocDispatcher.ThreadPool, 8 },
-        { 25, 1, BocDispatcher.BocScheduler, 45 },
-        { 26, 2, BocDispatcher.ThreadPool, 45 },
+        // seed, cowns, dispatcher, percent of reads (read-heavy: reads ride in readers, and writes meet reader tails),
+        // percent of two-cown writes (pair-heavy: pairs ride in pairs, in both orders of the same two cowns)
+        { 21, 1, BocDispatcher.BocScheduler, 8, 10 },
+        { 22, 3, BocDispatcher.BocScheduler, 8, 10 },
+        { 23, 1, BocDispatcher.ThreadPool, 8, 10 },
+        { 24, 3, BocDispatcher.ThreadPool, 8, 10 },
+        { 25, 1, BocDispatcher.BocScheduler, 45, 10 },
+        { 26, 2, BocDispatcher.ThreadPool, 45, 10 },
+        { 27, 2, BocDispatcher.BocScheduler, 8, 70 },
+        { 28, 3, BocDispatcher.BocScheduler, 8, 60 },
+        { 29, 2, BocDispatcher.ThreadPool, 8, 70 },
+        { 30, 3, BocDispatcher.ThreadPool, 20, 50 },
     };
 
     [Theory]
     [MemberData(nameof(Races))]
-    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher, int readPercent)
+    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher, int readPercent, int pairPercent)
     {
         // Three outside threads and the bodies of "producer" behaviours all flood the same few cowns, mostly with
-        // appendable one-cown writes, mixed with reads and two-cown writes (which end a run of appends), and with
-        // every cown held at the start so that the queues are busy. The oracle checks exclusivity and spawn order per
-        // cown; every behaviour must run exactly once, and quiescence must come only after all of them.
+        // appendable one-cown writes or two-cown writes, mixed with reads (and with each other: a pair ends a run of
+        // one-cown appends, and the reverse), and with every cown held at the start so that the queues are busy. The
+        // oracle checks exclusivity and spawn order per cown; every behaviour must run exactly once, and quiescence must
+        // come only after all of them.
         const int Spawners = 3;
         const int PerSpawner = 6_000;
         const int PerProducer = 400;
-        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher} reads={readPercent}%";
+        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher} reads={readPercent}% pairs={pairPercent}%";
 
         // Plans: (kind, first cown, second cown); kind 0 = one-cown write, 1 = read, 2 = two-cown write, 3 = a producer
         // body that spawns PerProducer one-cown writes on its own cown.
         var plans = new (int Kind, int A, int B)[Spawners][];
         int producers = 0;
+        int writes = 98 - pairPercent - readPercent;
         for (int s = 0; s < Spawners; s++)
         {
             var random = new Random((seed * 31) + s);
@@ -211,7 +349,7 @@ public sealed class AppendTests(ITestOutputHelper output)
             for (int i = 0; i < PerSpawner; i++)
             {
                 int roll = random.Next(100);
-                int kind = roll < 88 - readPercent ? 0 : roll < 88 ? 1 : roll < 98 ? 2 : 3;
+                int kind = roll < writes ? 0 : roll < writes + readPercent ? 1 : roll < 98 ? 2 : 3;
                 if (kind == 2 && cownCount == 1)
                 {
                     kind = 0;
@@ -328,12 +466,21 @@ public sealed class AppendTests(ITestOutputHelper output)
         }
     }
 
-    [Theory]
-    [MemberData(nameof(Dispatchers))]
-    public async Task DisposalDuringAFlood_RunsEveryAcceptedSpawn_AndRefusesTheRest(BocDispatcher dispatcher)
+    public static TheoryData<BocDispatcher, bool> DispatchersAndPairs => new()
     {
-        // Spawner threads flood two cowns while the runtime is disposed. Every When either returned (accepted: its body
-        // must have run once when disposal completes) or threw ObjectDisposedException (refused: its body never runs).
+        { BocDispatcher.BocScheduler, false },
+        { BocDispatcher.ThreadPool, false },
+        { BocDispatcher.BocScheduler, true },
+        { BocDispatcher.ThreadPool, true },
+    };
+
+    [Theory]
+    [MemberData(nameof(DispatchersAndPairs))]
+    public async Task DisposalDuringAFlood_RunsEveryAcceptedSpawn_AndRefusesTheRest(BocDispatcher dispatcher, bool pairs)
+    {
+        // Spawner threads flood two cowns (one at a time, or both as a pair, each spawner in its own order) while the
+        // runtime is disposed. Every When either returned (accepted: its body must have run once when disposal
+        // completes) or threw ObjectDisposedException (refused: its body never runs).
         const int Spawners = 2;
         const int PerSpawner = 50_000;
         var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
@@ -349,7 +496,15 @@ public sealed class AppendTests(ITestOutputHelper output)
                 int id = (s * PerSpawner) + i;
                 try
                 {
-                    runtime.When(cowns[i % 2], _ => Interlocked.Increment(ref runs[id]));
+                    if (pairs)
+                    {
+                        runtime.When(cowns[s % 2], cowns[(s + 1) % 2], (_, _) => Interlocked.Increment(ref runs[id]));
+                    }
+                    else
+                    {
+                        runtime.When(cowns[i % 2], _ => Interlocked.Increment(ref runs[id]));
+                    }
+
                     accepted[id] = true;
                 }
                 catch (ObjectDisposedException)
@@ -378,7 +533,7 @@ public sealed class AppendTests(ITestOutputHelper output)
 
         int acceptedCount = accepted.Count(a => a);
         int[] wrong = Enumerable.Range(0, runs.Length).Where(id => runs[id] != (accepted[id] ? 1 : 0)).Take(5).ToArray();
-        output.WriteLine($"{dispatcher}: {acceptedCount} of {runs.Length} spawns accepted before disposal");
+        output.WriteLine($"{dispatcher}, pairs={pairs}: {acceptedCount} of {runs.Length} spawns accepted before disposal");
         Assert.True(wrong.Length == 0, $"ran the wrong number of times: {string.Join(", ", wrong.Select(id => $"#{id} accepted={accepted[id]} ran {runs[id]}x"))}");
     }
 

@@ -130,9 +130,10 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
     {
         // What a flood pays per pending behaviour (benchmarks/README.md, "Smaller pending behaviours"): spawned from one
         // thread behind a blocked cown, so the pool is soon empty and every spawn allocates its object. The bounds are
-        // the measured sizes (96 and 112 bytes on x64 in Release) plus a little for the pool's own arrays. The one-cown
-        // behaviour is measured with spawns that alternate between two state types: a flood of one-cown spawns of one
-        // class is appended to the tail behaviour instead (measured below), and a spawn rides only in its own class.
+        // the measured sizes (96 and 120 bytes on x64 in Release; a pair carries the append word since pairs are
+        // appended too) plus a little for the pool's own arrays. The one- and two-cown behaviours are measured with
+        // spawns that alternate between two state types: a flood of spawns of one class is appended to the tail
+        // behaviour instead (measured below), and a spawn rides only in its own class.
         // The cowns' state types are private to this test, so the behaviour classes measured are too: their pools hold
         // nothing that a test running in parallel returns (with int[] cowns, a parallel test's returned objects were
         // rented here and the Debug pass once measured 126 B for a 136 B object).
@@ -175,22 +176,35 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
                 runtime.When(blocked, static (s, _) => s.Value++, (object)"b");
             }
         });
-        double two = BytesPerSpawn(() => runtime.When(blocked, other, static (s, t) => s.Value += t.Value));
+        double two = BytesPerSpawn(() =>
+        {
+            flip = !flip;
+            if (flip)
+            {
+                runtime.When(blocked, other, static (s, t, _) => s.Value += t.Value, "a");
+            }
+            else
+            {
+                runtime.When(blocked, other, static (s, t, _) => s.Value += t.Value, (object)"b");
+            }
+        });
         double appended = BytesPerSpawn(() => runtime.When(blocked, static s => s.Value++));
-        output.WriteLine($"one cown: {one:F1} B, two cowns: {two:F1} B, one-cown writes appended: {appended:F1} B per pending spawn");
+        double appendedPairs = BytesPerSpawn(() => runtime.When(blocked, other, static (s, t) => s.Value += t.Value));
+        output.WriteLine($"one cown: {one:F1} B, two cowns: {two:F1} B, appended one-cown writes: {appended:F1} B, appended pairs: {appendedPairs:F1} B per pending spawn");
 #if DEBUG
         // Debug builds carry the pool-safety stamps: a generation per behaviour and per slot link.
-        (int oneSize, int twoSize) = (112, 136);
+        (int oneSize, int twoSize) = (112, 144);
 #else
-        (int oneSize, int twoSize) = (96, 112);
+        (int oneSize, int twoSize) = (96, 120);
 #endif
         Assert.InRange(one, oneSize - 8, oneSize + 4);
         Assert.InRange(two, twoSize - 8, twoSize + 4);
 
         // Appended: per 1 + MaxAppended spawns, one behaviour, its side object and its array of MaxAppended 16-byte
         // entries (about 21 bytes a spawn on x64 in Release with MaxAppended 31; 34 with 7), where a behaviour each is
-        // oneSize.
+        // oneSize (twoSize for pairs, whose entries are the same 16 bytes).
         Assert.InRange(appended, 16, oneSize / 2);
+        Assert.InRange(appendedPairs, 16, twoSize / 2);
     }
 
     private sealed class SizeProbe

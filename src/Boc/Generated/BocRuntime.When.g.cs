@@ -1327,10 +1327,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        BocThread thread = BocThread.Current;
-        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent(thread);
-        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        SpawnAdmitted(behaviour, thread);
+        SpawnPair(c1, c2, static (x1, x2, f) => f(x1, x2), body);
     }
 
     /// <summary>
@@ -1358,10 +1355,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
         Admit();
-        BocThread thread = BocThread.Current;
-        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent(thread);
-        behaviour.Init(this, c1, c2, body, state);
-        SpawnAdmitted(behaviour, thread);
+        SpawnPair(c1, c2, body, state);
     }
 
     /// <summary>
@@ -1993,10 +1987,7 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        BocThread thread = BocThread.Current;
-        ActionBehaviour<T1, T2, Action<T1, T2>> behaviour = BehaviourPool<ActionBehaviour<T1, T2, Action<T1, T2>>>.Rent(thread);
-        behaviour.Init(this, c1, c2, static (x1, x2, f) => f(x1, x2), body);
-        SpawnAdmitted(behaviour, thread);
+        SpawnPair(c1, c2, static (x1, x2, f) => f(x1, x2), body);
         return true;
     }
 
@@ -2028,10 +2019,7 @@ public sealed partial class BocRuntime
             return false;
         }
 
-        BocThread thread = BocThread.Current;
-        ActionBehaviour<T1, T2, TState> behaviour = BehaviourPool<ActionBehaviour<T1, T2, TState>>.Rent(thread);
-        behaviour.Init(this, c1, c2, body, state);
-        SpawnAdmitted(behaviour, thread);
+        SpawnPair(c1, c2, body, state);
         return true;
     }
 
