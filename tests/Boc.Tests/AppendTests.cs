@@ -63,8 +63,9 @@ public sealed class AppendTests(ITestOutputHelper output)
     [Fact]
     public async Task OnlyPlainOneCownSpawns_AreAppendedBehindOneCown_AndAWriteNeverRidesInAReader()
     {
-        // Behind a held cown: two-cown writes, awaited and asynchronous spawns each enqueue a behaviour of their own
-        // (none is appendable), and a spawn behind one of them starts a new behaviour rather than riding in it. A read
+        // Behind a held cown: two-cown writes (whose tails on a and b differ here), awaited and asynchronous spawns
+        // each enqueue a behaviour of their own, and a one-cown spawn behind one of them starts a new behaviour rather
+        // than riding in it (pairs behind a pair: OnlyWritesOfTheSamePairInTheSameOrder_AreAppendedToAPair). A read
         // rides in a reader or in a writer; a write behind a reader starts a behaviour of its own. One worker, busy with
         // the holder, so that reads may ride (they do not while a worker is idle).
         using var scheduler = new BocScheduler(1, stuckCheck: false);
