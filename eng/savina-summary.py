@@ -10,6 +10,9 @@ benchmarks Boc's actor style wins against Channel<T> actors and the geometric me
 beats actor style, and the geometric mean of Boc / the reference C++ runtime (design.md section 5).
 
 For a before/after run (eng/bench-before-after.sh), pick the job: python3 eng/savina-summary.py savina.log --job after
+
+Add '*MachineControl*' to the filter to have the machine controls (Savina/MachineControl.cs, no Boc code) run in the same
+job: their median (min-max) is printed last, as the measure of how fast and how steady the machine itself was.
 """
 import math
 import sys
@@ -60,10 +63,11 @@ def cell(t):
     return f"{t[0]:.3g} ({t[1]:.3g}–{t[2]:.3g})" if t else "–"
 
 
+CONTROLS = "MachineControl"
 print("| Benchmark | Actor, ms | Full, ms | Channels, ms | Channels ÷ Actor |")
 print("|---|---:|---:|---:|---:|")
 logs = []
-for name in sorted({t for t, _ in rows}):
+for name in sorted({t for t, _ in rows} - {CONTROLS}):
     actor, full, channels = (rows.get((name, v)) for v in ("Actor", "Full", "Channels"))
     ratio = channels[0] / actor[0] if actor and channels else None
     if ratio:
@@ -95,3 +99,8 @@ def against_cpp(variant, reference):
 print()
 against_cpp("Actor", CPP_ACTOR)
 against_cpp("Full", CPP_FULL)
+
+controls = [(m, rows[(CONTROLS, m)]) for m in ("Cpu", "CrossCore") if (CONTROLS, m) in rows]
+if controls:
+    print("\nMachine controls (no Boc code), ms: " + ", ".join(
+        f"{m} {cell(t)}, max ÷ min {t[2] / t[1]:.2f}" for m, t in controls))
