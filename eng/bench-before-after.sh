@@ -5,6 +5,16 @@
 #   bash eng/bench-before-after.sh <commit> [BenchmarkDotNet arguments...]
 #   bash eng/bench-before-after.sh 7249553 --filter 'Boc.Benchmarks.Micro*'
 #
+# BOC_ROUNDS=R (default 1) repeats the whole BenchmarkDotNet run R times, marking each with a "// Round r of R" line.
+# Within a run, BenchmarkDotNet runs all of one job's launches of a benchmark before the other job's; on a machine whose
+# speed drifts over minutes that can put one side in a slow phase. With rounds, each side gets one launch per round
+# (set SAVINA_LAUNCHES=1), adjacent to the other side's, with the two sides' order swapped every other round, and
+# eng/bench-log-table.py pools the rounds and adds the median of the per-round ratios, which cancels a slow phase that
+# both launches of a round shared:
+#
+#   BOC_ROUNDS=4 SAVINA_LAUNCHES=1 bash eng/bench-before-after.sh 7249553 --filter '*.ThreadRing.*' | tee LOG
+#   python3 eng/bench-log-table.py LOG ms
+#
 # The benchmark code must compile against both versions' public API.
 set -euo pipefail
 commit=${1:?usage: bench-before-after.sh <commit> [BenchmarkDotNet arguments...]}
@@ -27,5 +37,13 @@ nupkg=$(basename "$(ls "$work/feed"/*."$version".nupkg | head -n 1)")
 package=${nupkg%."$version".nupkg}
 echo "before: $package $version from $sha, in $work/feed"
 
-BOC_BASELINE_VERSION="$version" BOC_BASELINE_FEED="$work/feed" BOC_BASELINE_PACKAGE="$package" \
-  dotnet run -c Release --project benchmarks/Boc.Benchmarks -- "$@"
+rounds=${BOC_ROUNDS:-1}
+for ((round = 1; round <= rounds; round++)); do
+  # Odd rounds run "after" first (BenchmarkDotNet's own order), even rounds "before" first.
+  before_first=$((round % 2 == 0 ? 1 : 0))
+  if ((rounds > 1)); then
+    echo "// Round $round of $rounds ($( ((before_first)) && echo before || echo after ) first)"
+  fi
+  BOC_BEFORE_FIRST=$before_first BOC_BASELINE_VERSION="$version" BOC_BASELINE_FEED="$work/feed" BOC_BASELINE_PACKAGE="$package" \
+    dotnet run -c Release --project benchmarks/Boc.Benchmarks -- "$@"
+done

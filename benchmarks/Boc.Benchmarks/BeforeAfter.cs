@@ -23,9 +23,13 @@ internal static class BeforeAfter
             return;
         }
 
+        // BenchmarkDotNet runs a class's benchmarks job by job, in the order of the jobs' characteristics, the id first:
+        // "after" before "before". BOC_BEFORE_FIRST=1 (set by the script on every other round) prefixes the ids so
+        // that "before" runs first, and a process's place in the sequence weighs on both sides alike.
+        bool beforeFirst = Environment.GetEnvironmentVariable("BOC_BEFORE_FIRST") == "1";
         config.AddJob(job
             .WithArguments([new MsBuildArgument($"/p:BocBaselineVersion={version}"), new MsBuildArgument($"/p:BocBaselineFeed={feed}"), new MsBuildArgument($"/p:BocBaselinePackage={package}")])
-            .WithId("before"));
-        config.AddJob(job.WithId("after"));
+            .WithId(beforeFirst ? "1-before" : "before"));
+        config.AddJob(job.WithId(beforeFirst ? "2-after" : "after"));
     }
 }
