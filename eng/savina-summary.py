@@ -100,7 +100,7 @@ print()
 against_cpp("Actor", CPP_ACTOR)
 against_cpp("Full", CPP_FULL)
 
-controls = [(m, rows[(CONTROLS, m)]) for m in ("Cpu", "CrossCore") if (CONTROLS, m) in rows]
+controls = [(m, rows[(CONTROLS, m)]) for m in ("Cpu", "Stores", "CrossCore") if (CONTROLS, m) in rows]
 if controls:
     print("\nMachine controls (no Boc code), ms: " + ", ".join(
         f"{m} {cell(t)}, max ÷ min {t[2] / t[1]:.2f}" for m, t in controls))

@@ -21,6 +21,23 @@ public sealed class MachineControlTests
         Assert.Equal(expected, MachineControl.CpuWork(steps));
     }
 
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(4095)]
+    [InlineData(100_000)]
+    public void StoreWork_LeavesEachEntryWithTheLastIndexStoredThere(int count)
+    {
+        // Entry e holds the largest i < count with (17 i) mod 4096 == e; the sum over the entries is the checksum.
+        var last = new long[MachineControl.StoreTableLength];
+        for (int i = 0; i < count; i++)
+        {
+            last[(int)((17L * i) % MachineControl.StoreTableLength)] = i;
+        }
+
+        Assert.Equal(last.Sum(), MachineControl.StoreWork(count));
+    }
+
     [Fact]
     public async Task CrossCore_EchoesEveryPing_AcrossRepeatedCalls()
     {

@@ -8,6 +8,9 @@ namespace Boc.Benchmarks.Savina;
 // pair in a before/after run, where both jobs run the same control code), their rows show how much of a difference the
 // machine alone makes in that run:
 // - Cpu: one thread, integer arithmetic and a 64 KB table (core speed and the first cache levels);
+// - Stores: one thread, independent 8-byte stores into a 32 KB array (the core's store path: on this machine it has
+//   two speeds, about 1.5x apart, while Cpu stays put, and Thread Ring and Ping Pong follow it; benchmarks/README.md,
+//   "Two store speeds");
 // - CrossCore: two threads handing a counter back and forth through two cache lines (the latency of moving a line
 //   between cores, which Boc's chains and floods pay whenever work changes core).
 
@@ -17,6 +20,9 @@ public class MachineControl
 {
     /// <summary>Steps of <see cref="CpuWork"/> per iteration: about 10 ms on the benchmark machine.</summary>
     public const int CpuSteps = 6_000_000;
+
+    /// <summary>Stores of <see cref="StoreWork"/> per iteration: about 10 ms on the benchmark machine.</summary>
+    public const int StoreCount = 12_000_000;
 
     /// <summary>Round trips of <see cref="CrossCorePartner.RoundTrips"/> per iteration: about 10 ms on the benchmark machine.</summary>
     public const int CrossCoreRoundTrips = 50_000;
@@ -31,6 +37,9 @@ public class MachineControl
 
     [Benchmark]
     public long Cpu() => CpuWork(CpuSteps);
+
+    [Benchmark]
+    public long Stores() => StoreWork(StoreCount);
 
     [Benchmark]
     public long CrossCore() => _partner.RoundTrips(CrossCoreRoundTrips);
@@ -58,6 +67,32 @@ public class MachineControl
 
         return sum;
     }
+
+    /// <summary>
+    /// <paramref name="count"/> stores of the loop index into a 32 KB array of longs, visiting every entry in a fixed
+    /// order with a stride of 17 entries; no store depends on a load, so the loop runs at the speed of the store path.
+    /// Returns a checksum of the array (so nothing can be optimised away).
+    /// </summary>
+    public static long StoreWork(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        long[] table = new long[StoreTableLength];
+        for (int i = 0; i < count; i++)
+        {
+            table[(i * 17) & (StoreTableLength - 1)] = i;
+        }
+
+        long sum = 0;
+        for (int i = 0; i < table.Length; i++)
+        {
+            sum += table[i];
+        }
+
+        return sum;
+    }
+
+    /// <summary>Entries of <see cref="StoreWork"/>'s array (32 KB): a power of two, so the index is a mask.</summary>
+    public const int StoreTableLength = 4096;
 }
 
 /// <summary>
