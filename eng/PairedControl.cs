@@ -1,17 +1,19 @@
 #:project ../benchmarks/Boc.Benchmarks/Boc.Benchmarks.csproj
 #:property RunAnalyzers=false
-// Tells the machine's moods apart from the runtime's: runs one Savina run again and again on one runtime and, on a
-// worker of that runtime, the machine controls (Savina/MachineControl.cs, no Boc code) right before and right after
-// each iteration. An iteration whose controls both ran at the machine's fast store speed, and one whose controls both
-// ran slow, then say what the same run costs in each mood (benchmarks/README.md, "Two store speeds").
+// Tells the machine's moods apart from the runtime's. Runs one or more Savina runs in rounds on one runtime (one
+// iteration of each per round, the order reversed every other round) and, on a worker of that runtime, the machine
+// controls (Savina/MachineControl.cs, no Boc code) right before and right after each round. A round whose controls
+// both ran at the machine's fast store speed, and one whose controls both ran slow, then say what the same runs cost in
+// each mood (benchmarks/README.md, "Two store speeds"); with several runs, the ratio of each to the first within a
+// round compares them at the same moment.
 //
-//   dotnet run -c Release eng/PairedControl.cs -- RUN [--iterations N] [--warmup N] [--workers N] [--fast-stores MS]
+//   dotnet run -c Release eng/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]
 //
-// RUN is a SavinaRun class name (ThreadRingActor, PingPongActor, ...), run at Paper size. Every iteration starts after
-// a full collection, as a BenchmarkDotNet iteration does. The first --warmup iterations (default 10; tier-up) are
-// left out. Prints one line per iteration (ms: run, then Stores and Cpu before and after) and a summary: the run's
-// median when both store controls were within 1.2x of the fast store speed, and when both were at least 1.35x it, with
-// the Cpu control's median in each group. The fast store speed is the fastest store control of the process, or
+// RUN is a SavinaRun class name (ThreadRingActor, ThreadRingChannels, ...), run at Paper size. Every iteration starts
+// after a full collection, as a BenchmarkDotNet iteration does. The first --warmup rounds (default 10; tier-up) are
+// left out. Prints one line per round (ms: each run, then Stores and Cpu before and after) and a summary: each run's
+// median when both store controls were within 1.2x of the fast store speed and when both were at least 1.35x it, and
+// each run's ratio to the first, per round. The fast store speed is the fastest store control of the process, or
 // --fast-stores (ms; give the same value to several processes, since one may never see the fast mood).
 
 using System.Diagnostics;
@@ -20,8 +22,8 @@ using Boc;
 using Boc.Benchmarks.Savina;
 
 var inv = CultureInfo.InvariantCulture;
-string? runName = null;
-int iterations = 50;
+var runNames = new List<string>();
+int rounds = 50;
 int warmup = 10;
 int workers = 0;
 double? fastStores = null;
@@ -29,19 +31,22 @@ for (int i = 0; i < args.Length; i++)
 {
     switch (args[i])
     {
-        case "--iterations": iterations = int.Parse(args[++i], inv); break;
+        case "--rounds": rounds = int.Parse(args[++i], inv); break;
         case "--warmup": warmup = int.Parse(args[++i], inv); break;
         case "--workers": workers = int.Parse(args[++i], inv); break;
         case "--fast-stores": fastStores = double.Parse(args[++i], inv); break;
-        default: runName = args[i]; break;
+        default: runNames.Add(args[i]); break;
     }
 }
 
-Type? runType = typeof(SavinaRun).Assembly.GetTypes().SingleOrDefault(t => t.Name == runName && t.IsSubclassOf(typeof(SavinaRun)));
-if (runType is null || iterations <= warmup)
+Type[] runTypes = runNames
+    .Select(name => typeof(SavinaRun).Assembly.GetTypes().SingleOrDefault(t => t.Name == name && t.IsSubclassOf(typeof(SavinaRun))))
+    .Where(t => t is not null)
+    .ToArray()!;
+if (runNames.Count == 0 || runTypes.Length != runNames.Count || rounds <= warmup)
 {
-    Console.Error.WriteLine("usage: dotnet run -c Release eng/PairedControl.cs -- RUN [--iterations N] [--warmup N] [--workers N] [--fast-stores MS]");
-    Console.Error.WriteLine("RUN is a SavinaRun class name, such as ThreadRingActor; --iterations must exceed --warmup.");
+    Console.Error.WriteLine("usage: dotnet run -c Release eng/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]");
+    Console.Error.WriteLine("RUN is a SavinaRun class name, such as ThreadRingActor; --rounds must exceed --warmup.");
     return 2;
 }
 
@@ -53,52 +58,61 @@ if (workers > 0)
 
 await using var runtime = new BocRuntime(options);
 var controlCown = new Cown<object>(new object());
-var rows = new List<(double Run, Controls Before, Controls After)>();
-Console.WriteLine($"{runName} on {(workers > 0 ? workers : Environment.ProcessorCount)} worker(s); ms: run | Stores before, after | Cpu before, after");
-for (int i = 0; i < iterations; i++)
+var kept = new List<Round>();
+Console.WriteLine($"{string.Join(", ", runNames)} on {(workers > 0 ? workers : Environment.ProcessorCount)} worker(s); ms: runs | Stores before, after | Cpu before, after");
+for (int round = 0; round < rounds; round++)
 {
-    var run = (SavinaRun)Activator.CreateInstance(runType, SavinaSize.Paper)!;
-    run.Setup(runtime);
-    GC.Collect();
-    GC.WaitForPendingFinalizers();
-    GC.Collect();
-
-    // On a worker, as the run's own behaviours are: the controls see the core the run just had, or is about to.
+    // On a worker, as the runs' own behaviours are: the controls see the core the runs just had, or are about to.
     Controls before = await runtime.WhenAsync(controlCown, _ => Controls.Measure());
-    long start = Stopwatch.GetTimestamp();
-    await run.RunAsync();
-    double ms = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
-    Controls after = await runtime.WhenAsync(controlCown, _ => Controls.Measure());
-    Console.WriteLine(string.Create(inv, $"{i,3}{(i < warmup ? " (warm-up)" : "")}: {ms,8:F2} | {before.Stores,6:F3} {after.Stores,6:F3} | {before.Cpu,6:F3} {after.Cpu,6:F3}"));
-    if (i >= warmup)
+    double[] times = new double[runTypes.Length];
+    for (int k = 0; k < runTypes.Length; k++)
     {
-        rows.Add((ms, before, after));
+        int index = round % 2 == 0 ? k : runTypes.Length - 1 - k;
+        var run = (SavinaRun)Activator.CreateInstance(runTypes[index], SavinaSize.Paper)!;
+        run.Setup(runtime);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        long start = Stopwatch.GetTimestamp();
+        await run.RunAsync();
+        times[index] = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
+    }
+
+    Controls after = await runtime.WhenAsync(controlCown, _ => Controls.Measure());
+    string runs = string.Join(" ", times.Select(t => t.ToString("F2", inv).PadLeft(8)));
+    Console.WriteLine(string.Create(inv, $"{round,3}{(round < warmup ? " (warm-up)" : "")}: {runs} | {before.Stores,6:F3} {after.Stores,6:F3} | {before.Cpu,6:F3} {after.Cpu,6:F3}"));
+    if (round >= warmup)
+    {
+        kept.Add(new Round(times, before, after));
     }
 }
 
-double fastest = fastStores ?? rows.Min(r => Math.Min(r.Before.Stores, r.After.Stores));
-var fast = rows.Where(r => Math.Max(r.Before.Stores, r.After.Stores) <= 1.2 * fastest).ToList();
-var slow = rows.Where(r => Math.Min(r.Before.Stores, r.After.Stores) >= 1.35 * fastest).ToList();
+double processFastest = kept.Min(r => Math.Min(r.Before.Stores, r.After.Stores));
+double fastest = fastStores ?? processFastest;
+var fast = kept.Where(r => Math.Max(r.Before.Stores, r.After.Stores) <= 1.2 * fastest).ToList();
+var slow = kept.Where(r => Math.Min(r.Before.Stores, r.After.Stores) >= 1.35 * fastest).ToList();
 Console.WriteLine();
-Console.WriteLine(string.Create(inv, $"{rows.Count} iterations; fast store speed {fastest:F3} ms ({(fastStores is null ? "this process's fastest" : "given")}); this process's fastest {rows.Min(r => Math.Min(r.Before.Stores, r.After.Stores)):F3} ms"));
-Report("fast", fast);
-Report("slow", slow);
-if (fast.Count > 0 && slow.Count > 0)
+Console.WriteLine(string.Create(inv, $"{kept.Count} rounds; fast store speed {fastest:F3} ms ({(fastStores is null ? "this process's fastest" : "given")}); this process's fastest {processFastest:F3} ms"));
+Console.WriteLine(string.Create(inv, $"store path fast before and after: {fast.Count} rounds, Cpu control median {MedianOr(fast.Select(r => r.Before.Cpu))}; slow: {slow.Count} rounds, Cpu control median {MedianOr(slow.Select(r => r.Before.Cpu))}"));
+for (int k = 0; k < runTypes.Length; k++)
 {
-    Console.WriteLine(string.Create(inv, $"slow ÷ fast: run {Median(slow.Select(r => r.Run)) / Median(fast.Select(r => r.Run)):F2}, Stores {Median(slow.Select(r => r.Before.Stores)) / Median(fast.Select(r => r.Before.Stores)):F2}, Cpu {Median(slow.Select(r => r.Before.Cpu)) / Median(fast.Select(r => r.Before.Cpu)):F2}"));
+    int run = k;
+    string line = string.Create(inv, $"{runNames[run]}: median {Median(kept.Select(r => r.Times[run])):F2} ms (min {kept.Min(r => r.Times[run]):F2}, max {kept.Max(r => r.Times[run]):F2}); fast mood {MedianOr(fast.Select(r => r.Times[run]))}, slow mood {MedianOr(slow.Select(r => r.Times[run]))}");
+    if (run > 0)
+    {
+        double[] ratios = kept.Select(r => r.Times[run] / r.Times[0]).Order().ToArray();
+        line += string.Create(inv, $"; ÷ {runNames[0]} per round: median {Median(ratios):F2} (quartiles {ratios[ratios.Length / 4]:F2}–{ratios[3 * ratios.Length / 4]:F2})");
+    }
+
+    Console.WriteLine(line);
 }
 
 return 0;
 
-void Report(string mood, List<(double Run, Controls Before, Controls After)> group)
+static string MedianOr(IEnumerable<double> values)
 {
-    if (group.Count == 0)
-    {
-        Console.WriteLine($"store path {mood} before and after: no iteration");
-        return;
-    }
-
-    Console.WriteLine(string.Create(inv, $"store path {mood} before and after: {group.Count} iterations, run median {Median(group.Select(r => r.Run)):F2} ms (min {group.Min(r => r.Run):F2}, max {group.Max(r => r.Run):F2}); Cpu control median {Median(group.Select(r => r.Before.Cpu)):F3} ms"));
+    double[] array = values.ToArray();
+    return array.Length == 0 ? "–" : Median(array).ToString("F2", CultureInfo.InvariantCulture);
 }
 
 static double Median(IEnumerable<double> values)
@@ -106,6 +120,9 @@ static double Median(IEnumerable<double> values)
     double[] sorted = values.Order().ToArray();
     return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
 }
+
+/// <summary>One round: each run's time, and the controls measured before and after it.</summary>
+internal sealed record Round(double[] Times, Controls Before, Controls After);
 
 /// <summary>One measurement of the store-path and arithmetic controls, in milliseconds (about 2 ms each).</summary>
 internal readonly record struct Controls(double Stores, double Cpu)
