@@ -24,6 +24,9 @@ public class MachineControl
     /// <summary>Stores of <see cref="StoreWork"/> per iteration: about 10 ms on the benchmark machine.</summary>
     public const int StoreCount = 12_000_000;
 
+    /// <summary>Entries of <see cref="StoreWork"/>'s array (32 KB): a power of two, so the index is a mask.</summary>
+    public const int StoreTableLength = 4096;
+
     /// <summary>Round trips of <see cref="CrossCorePartner.RoundTrips"/> per iteration: about 10 ms on the benchmark machine.</summary>
     public const int CrossCoreRoundTrips = 50_000;
 
@@ -90,9 +93,6 @@ public class MachineControl
 
         return sum;
     }
-
-    /// <summary>Entries of <see cref="StoreWork"/>'s array (32 KB): a power of two, so the index is a mask.</summary>
-    public const int StoreTableLength = 4096;
 }
 
 /// <summary>
