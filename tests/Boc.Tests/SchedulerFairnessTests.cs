@@ -249,4 +249,159 @@ public sealed class SchedulerFairnessTests
             Assert.Equal(2 * burst, Volatile.Read(ref ran));
         }
     }
+
+    /// <summary>What the runner of the flood's tail is given to see at each poll interval of its hold.</summary>
+    public enum HoldCase
+    {
+        /// <summary>Nothing: no body is appended during the interval.</summary>
+        NoAppend,
+
+        /// <summary>One more appended body in every interval.</summary>
+        AnAppendEachInterval,
+
+        /// <summary>One more appended body, and a behaviour on another cown queued from outside.</summary>
+        AnAppendAndOtherWork,
+    }
+
+    [Theory]
+    [InlineData(HoldCase.NoAppend, 1)]
+    [InlineData(HoldCase.AnAppendEachInterval, Behaviour.MaxAppended - InitiallyAppended)]
+    [InlineData(HoldCase.AnAppendAndOtherWork, 1)]
+    public async Task TheRunnerHoldsAFillingTail_OnlyWhileEachIntervalBringsAnAppend_AndNothingElseWaits(HoldCase holdCase, int expectedIntervals)
+    {
+        // The README's bound on a runner's hold on a flood's tail ("Holding a filling tail" in Behaviour.cs): it goes on
+        // only while each poll interval brings one more appended body and no other work is queued, so it ends after one
+        // interval without an append, after one interval once other work is queued, and when the tail is full: at most
+        // MaxAppended intervals. One worker, held by a holder while the test builds the tail (a behaviour with
+        // InitiallyAppended bodies appended, still its cown's tail); then the test's appender thread, asked by the
+        // scheduler's hook at each interval, appends one more body or does not. The bodies log their index, so order
+        // and exactly-once are checked with the intervals.
+        (int intervals, List<int> order) = await RunHold(holdCase, tailMoved: false);
+        Assert.True(
+            intervals == expectedIntervals,
+            $"{holdCase}: the runner held the tail for {intervals} poll intervals, expected {expectedIntervals} (MaxAppended {Behaviour.MaxAppended})");
+        Assert.Equal(Enumerable.Range(0, order.Count), order);
+    }
+
+    [Theory]
+    [InlineData(false, 0)]
+    [InlineData(true, InitiallyAppended)]
+    public async Task TheRunnerDoesNotHoldATail_ThatIsEmptyOrNoLongerTheCownsTail(bool tailMoved, int appended)
+    {
+        // Negative cases: a behaviour with nothing appended has no flood to wait for, and one that a later spawn queued
+        // behind is no longer where appends go. Either closes at once: the hook is never reached.
+        (int intervals, List<int> order) = await RunHold(HoldCase.AnAppendEachInterval, tailMoved, appended);
+        Assert.True(intervals == 0, $"the runner held a tail with {appended} appended bodies (moved: {tailMoved}) for {intervals} intervals");
+        Assert.Equal(Enumerable.Range(0, order.Count), order);
+    }
+
+    private const int InitiallyAppended = 3;
+
+    private static async Task<(int Intervals, List<int> Order)> RunHold(HoldCase holdCase, bool tailMoved, int appended = InitiallyAppended)
+    {
+        using var scheduler = new BocScheduler(1, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        var log = new Cown<List<int>>([]);
+        var other = new Cown<Counter>(new Counter());
+        int next = 0;
+        void Spawn()
+        {
+            int index = next++;
+            runtime.When(log, l => l.Add(index));
+        }
+
+        using var holding = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        runtime.When(log, _ =>
+        {
+            holding.Set();
+            release.Wait();
+        });
+        Assert.True(holding.Wait(Progress.Limit), "the holder never started");
+
+        // The tail: one behaviour behind the holder (it opens for appends), with `appended` bodies appended to it.
+        for (int i = 0; i <= appended; i++)
+        {
+            Spawn();
+        }
+
+        if (tailMoved)
+        {
+            // A two-cown write queues behind the tail on log: the tail is no longer log's last behaviour.
+            runtime.When(log, other, (l, _) => l.Add(next++));
+        }
+
+        // The appender: a thread of its own (outside the scheduler), asked by the hook, which waits for its answer. The
+        // hook never throws (an exception there would fail the tail's run, not this test): it records a missing answer.
+        int intervals = 0;
+        int answers = 0;
+        bool unanswered = false;
+        Exception? appenderFailure = null;
+        using var ask = new SemaphoreSlim(0);
+        using var done = new SemaphoreSlim(0);
+        bool stop = false;
+        var appender = new Thread(() =>
+        {
+            try
+            {
+                while (true)
+                {
+                    ask.Wait();
+                    if (Volatile.Read(ref stop))
+                    {
+                        return;
+                    }
+
+                    // At most MaxAppended answers with work: a runtime that held other tails too (the behaviours
+                    // on `other`) would otherwise be fed by this hook forever.
+                    if (holdCase != HoldCase.NoAppend && ++answers <= Behaviour.MaxAppended)
+                    {
+                        Spawn();
+                        if (holdCase == HoldCase.AnAppendAndOtherWork)
+                        {
+                            runtime.When(other, o => o.Value++);
+                        }
+                    }
+
+                    done.Release();
+                }
+            }
+#pragma warning disable CA1031 // Reported by the test below.
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                appenderFailure = e;
+                done.Release();
+            }
+        });
+        appender.Start();
+        scheduler.FloodPollHook = () =>
+        {
+            intervals++;
+            ask.Release();
+            if (!done.Wait(Progress.Limit))
+            {
+                Volatile.Write(ref unanswered, true);
+            }
+        };
+
+        try
+        {
+            release.Set();
+            await runtime.WaitForQuiescenceAsync().Guard();
+        }
+        finally
+        {
+            scheduler.FloodPollHook = null;
+            Volatile.Write(ref stop, true);
+            ask.Release();
+            appender.Join();
+        }
+
+        Assert.Null(appenderFailure);
+        Assert.False(unanswered, "the appender did not answer the hook");
+        List<int> order = await runtime.WhenAsync(log, l => l.ToList()).Guard();
+        Assert.Equal(next, order.Count);
+        return (intervals, order);
+    }
 }
