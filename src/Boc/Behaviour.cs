@@ -224,11 +224,12 @@ namespace Boc;
 //     caught up with a spawner that is appending to it right now. Closing at once would cut the batch short: the
 //     spawner's next spawn finds the word closed and pays a behaviour of its own, which the runner reaches as soon as
 //     it is linked, and so on, one short batch after another, with the two cores trading the tail's cache lines at
-//     every spawn. (Count, one body flooding a counter with a million spawns: 5-15% of the spawns found the tail
-//     closed or lost the claim to the close, and a run took 1.7 times as long as with the hold.) So on a BocScheduler
-//     worker, while nothing else is queued anywhere in its scheduler (no core has other work to give this one), the
-//     runner first waits one poll interval at a time (BocScheduler.FloodPollSpins), as long as each interval brings
-//     at least one more appended body; it stops when one does not, when the word is full, or when work is queued.
+//     every spawn. (Count, one body flooding a counter with a million spawns: besides the one spawn in 32 that finds
+//     the tail full, 3-10% found it started or lost the claim to the close, and a run took 1.5 to 1.6 times as long as
+//     with the hold.) So on a BocScheduler worker, while nothing else is queued anywhere in its scheduler (no core has
+//     other work to give this one), the runner first waits one poll interval at a time (BocScheduler.FloodPollSpins),
+//     as long as each interval brings at least one more appended body; it stops when one does not, when the word is
+//     full, or when work is queued.
 //     It changes nothing that the argument relies on: the hold comes before the close, so the word, the claims and the
 //     close are as described, and it only starts the behaviour later, which a busy scheduler may do anyway. Its reads
 //     (the word, the tail, the queues) are hints without fences: a wrong guess costs one interval or one short batch.
