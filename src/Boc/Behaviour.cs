@@ -1259,9 +1259,10 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             Thread.SpinWait(BocScheduler.FloodPollSpins);
             seen = Volatile.Read(ref word);
             long grown = seen & AppendCountMask;
-            if (grown == count || grown >= MaxAppended || (seen & AppendOpen) == 0)
+            if (grown == count || grown >= MaxAppended)
             {
-                // No new body in a whole interval (the spawner has finished or paused), or no room left.
+                // No new body in a whole interval (the spawner has finished or paused), or no room left. (The word is
+                // still open: only this runner closes it.)
                 break;
             }
 
