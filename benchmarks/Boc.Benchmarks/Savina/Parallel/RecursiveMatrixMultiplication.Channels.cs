@@ -180,37 +180,7 @@ public sealed class RecursiveMatrixMultiplicationChannels(SavinaSize size) : Sav
 
         private void ToMaster(Work work) => run._master.Send(new MasterMessage(MasterKind.Work, work, 0));
 
-        private void Multiply(Work w)
-        {
-            double[][] a = run._a;
-            double[][] b = run._b;
-            double[][] c = run._c;
-            int endR = w.SrC + w.Dim;
-            int endC = w.ScC + w.Dim;
-            for (int i = w.SrC; i < endR; i++)
-            {
-                double[] aRow = a[i];
-                double[] cRow = c[i];
-                for (int j = w.ScC; j < endC; j++)
-                {
-                    for (int k = 0; k < w.Dim; k++)
-                    {
-                        cRow[j] += aRow[w.ScA + k] * b[w.SrB + k][j];
-                    }
-                }
-            }
-        }
+        private void Multiply(Work w) =>
+            RecursiveMatrixMultiplicationKernel.AccumulateBlock(run._a, run._b, run._c, w.SrA, w.ScA, w.SrB, w.SrC, w.ScC, w.Dim);
     }
-}
-
-/// <summary>BenchmarkDotNet entry for Recursive Matrix Multiplication: the Channels baseline.</summary>
-public partial class RecursiveMatrixMultiplication
-{
-    private SavinaRun _channelsRun = null!;
-
-    [IterationSetup(Target = nameof(Channels))]
-    public void SetupChannels() => _channelsRun = Prepare(new RecursiveMatrixMultiplicationChannels(Size));
-
-    [Benchmark]
-    public Task Channels() => _channelsRun.RunAsync();
 }

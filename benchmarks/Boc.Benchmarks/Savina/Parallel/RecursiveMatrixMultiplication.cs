@@ -111,23 +111,8 @@ public sealed class RecursiveMatrixMultiplicationActor(SavinaSize size) : Savina
     private void ToMaster(Work work) =>
         Runtime.When(_master, static (master, m) => m.Run.SendWork(master, m.Work), new WorkMessage(this, work));
 
-    private void Multiply(Work w)
-    {
-        int endR = w.SrC + w.Dim;
-        int endC = w.ScC + w.Dim;
-        for (int i = w.SrC; i < endR; i++)
-        {
-            double[] aRow = _a[i];
-            double[] cRow = _c[i];
-            for (int j = w.ScC; j < endC; j++)
-            {
-                for (int k = 0; k < w.Dim; k++)
-                {
-                    cRow[j] += aRow[w.ScA + k] * _b[w.SrB + k][j];
-                }
-            }
-        }
-    }
+    private void Multiply(Work w) =>
+        RecursiveMatrixMultiplicationKernel.AccumulateBlock(_a, _b, _c, w.SrA, w.ScA, w.SrB, w.SrC, w.ScC, w.Dim);
 
     // Master, on Done: when every item sent is done, stop the workers.
     private void OnDone(MasterState master)
@@ -191,6 +176,32 @@ public partial class RecursiveMatrixMultiplication : SavinaBenchmarkBase
 
     [Benchmark(Baseline = true)]
     public Task Actor() => _run.RunAsync();
+}
+
+/// <summary>The leaf computation shared by every variant, so that they differ only in how work items travel.</summary>
+internal static class RecursiveMatrixMultiplicationKernel
+{
+    /// <summary>C[i][j] += Σ_k A[i][scA+k]·B[srB+k][j] over the dim×dim block of C at (srC, scC).</summary>
+    public static void AccumulateBlock(double[][] a, double[][] b, double[][] c, int srA, int scA, int srB, int srC, int scC, int dim)
+    {
+        // The matrices arrive as parameters, not fields: the JIT reloads a field in the inner loop after every store to
+        // C (it cannot prove the store leaves the field alone), and when one variant read fields and another locals,
+        // their leaves differed by about 10% (benchmarks/README.md, "Recursive Matrix Multiplication's kernel").
+        int endR = srC + dim;
+        int endC = scC + dim;
+        for (int i = srC; i < endR; i++)
+        {
+            double[] aRow = a[i];
+            double[] cRow = c[i];
+            for (int j = scC; j < endC; j++)
+            {
+                for (int k = 0; k < dim; k++)
+                {
+                    cRow[j] += aRow[scA + k] * b[srB + k][j];
+                }
+            }
+        }
+    }
 }
 
 /// <summary>The validation shared by every variant: the work-tree shape and C[i][j] == n·i·j exactly.</summary>
