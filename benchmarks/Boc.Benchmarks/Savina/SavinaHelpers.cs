@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 
 namespace Boc.Benchmarks.Savina;
 
@@ -63,6 +64,13 @@ public static class SavinaHelpers
     }
 
     /// <summary>Savina's performComputation(theta) (Fork-Join): the throw defeats dead-code elimination.</summary>
+    /// <remarks>
+    /// Never inlined: every caller passes the constant 37.2, and once inlined the JIT folds Math.Sin of a constant, so a
+    /// handler whose tier-1 code inlined it computed nothing while another that called it computed a sine per message
+    /// (the Channels Fork-Join handlers did the former, Boc's the latter; benchmarks/README.md, "Fork-Join's folded
+    /// sine").
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public static double PerformComputation(double theta)
     {
         double sine = Math.Sin(theta);
