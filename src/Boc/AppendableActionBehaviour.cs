@@ -76,7 +76,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
         Exception? own = null;
         try
         {
-            _body!(cownState, _state!);
+            RunBody(_body!, cownState, _state!);
         }
 #pragma warning disable CA1031 // Reported: rethrown by FinishAppended, after the appended bodies ran.
         catch (Exception e)
@@ -92,7 +92,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
             ref AppendedBody entry = ref bodies[i];
             try
             {
-                entry.Body(cownState, entry.State);
+                RunBody(entry.Body, cownState, entry.State);
             }
 #pragma warning disable CA1031 // Reported after the release (Deliver), as a fire-and-forget failure is.
             catch (Exception e)
@@ -108,6 +108,18 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
 
         FinishAppended(appended, failed, own);
     }
+
+    /// <summary>
+    /// Runs one body of <see cref="RunWithAppended"/>, in a frame of its own. That method is one compiled copy for every
+    /// body of this class with the same type arguments (all the stages of a pipeline, say), and dynamic PGO may inline the
+    /// body that dominated its profile into it. Compiled there, a hot numeric loop in that body kept its accumulator on
+    /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran 5.1 s instead of 1.4-1.7 s, in 9 of
+    /// 10 processes (benchmarks/README.md, "Filterbank's slow mode"). Moving the loop over the bodies out of the try
+    /// region did not help (6 of 6 slow); this frame did (16 of 16 fast). The price: small bodies are no longer inlined
+    /// into the loop, one call more per body, and a flood of tiny bodies (Radixsort) runs about 1.2 times as long.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RunBody(Action<T1, TState> body, T1 cownState, TState state) => body(cownState, state);
 
     /// <summary>One appended body; a struct, so the bodies sit side by side in one array.</summary>
     private readonly struct AppendedBody(Action<T1, TState> body, TState state)

@@ -90,7 +90,7 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
         Exception? own = null;
         try
         {
-            _body!(firstState, secondState, _state!);
+            RunBody(_body!, firstState, secondState, _state!);
         }
 #pragma warning disable CA1031 // Reported: rethrown by FinishAppended, after the appended bodies ran.
         catch (Exception e)
@@ -106,7 +106,7 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
             ref AppendedBody entry = ref bodies[i];
             try
             {
-                entry.Body(firstState, secondState, entry.State);
+                RunBody(entry.Body, firstState, secondState, entry.State);
             }
 #pragma warning disable CA1031 // Reported after the release (Deliver), as a fire-and-forget failure is.
             catch (Exception e)
@@ -122,6 +122,10 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
 
         FinishAppended(appended, failed, own);
     }
+
+    /// <summary>Runs one body in a frame of its own (see <c>AppendableActionBehaviour.RunBody</c> for why).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RunBody(Action<T1, T2, TState> body, T1 firstState, T2 secondState, TState state) => body(firstState, secondState, state);
 
     /// <summary>One appended body; a struct, so the bodies sit side by side in one array.</summary>
     private readonly struct AppendedBody(Action<T1, T2, TState> body, TState state)
