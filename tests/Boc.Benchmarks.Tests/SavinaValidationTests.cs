@@ -49,6 +49,36 @@ public sealed class SavinaValidationTests
         });
     }
 
+    [Fact]
+    public void EveryRunOfTheSuite_HasItsBenchmarkDotNetMethod()
+    {
+        // A run type XVariant (ThreadRingActor, RecursiveMatrixMultiplicationChannels, ...) is measured by the [Benchmark]
+        // method Variant of the benchmark class X. A run without it still validates here, but is silently missing from
+        // every BenchmarkDotNet table (an edit once cut the Channels entry of Recursive Matrix Multiplication).
+        Type[] benchmarkClasses = typeof(SavinaRun).Assembly.GetTypes()
+            .Where(t => !t.IsAbstract && typeof(SavinaBenchmarkBase).IsAssignableFrom(t))
+            .ToArray();
+        var missing = new List<string>();
+        foreach (Type run in Runs)
+        {
+            SavinaWorkloadAttribute workload = run.GetCustomAttribute<SavinaWorkloadAttribute>()!;
+            if (PaperExperiments.Contains(workload.Name))
+            {
+                continue;
+            }
+
+            string variant = workload.Variant.ToString();
+            string className = run.Name.EndsWith(variant, StringComparison.Ordinal) ? run.Name[..^variant.Length] : run.Name;
+            MethodInfo? method = benchmarkClasses.SingleOrDefault(t => t.Name == className)?.GetMethod(variant);
+            if (method is null || !method.GetCustomAttributes().Any(a => a.GetType().Name == "BenchmarkAttribute"))
+            {
+                missing.Add($"{run.Name} ({className}.{variant})");
+            }
+        }
+
+        Assert.True(missing.Count == 0, $"runs without a [Benchmark] method: {string.Join(", ", missing)}");
+    }
+
     // The BoC paper's extra experiments (savina-spec.md §5) are not among the 22; they have their own variant sets.
     private static readonly HashSet<string> PaperExperiments =
         ["ReasonableBanking", "BusyBanking", "Dining Philosophers Scaling"];

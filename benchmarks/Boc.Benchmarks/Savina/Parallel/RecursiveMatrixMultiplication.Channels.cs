@@ -184,3 +184,15 @@ public sealed class RecursiveMatrixMultiplicationChannels(SavinaSize size) : Sav
             RecursiveMatrixMultiplicationKernel.AccumulateBlock(run._a, run._b, run._c, w.SrA, w.ScA, w.SrB, w.SrC, w.ScC, w.Dim);
     }
 }
+
+/// <summary>BenchmarkDotNet entry for Recursive Matrix Multiplication: the Channels baseline.</summary>
+public partial class RecursiveMatrixMultiplication
+{
+    private SavinaRun _channelsRun = null!;
+
+    [IterationSetup(Target = nameof(Channels))]
+    public void SetupChannels() => _channelsRun = Prepare(new RecursiveMatrixMultiplicationChannels(Size));
+
+    [Benchmark]
+    public Task Channels() => _channelsRun.RunAsync();
+}

@@ -184,9 +184,9 @@ internal static class RecursiveMatrixMultiplicationKernel
     /// <summary>C[i][j] += Σ_k A[i][scA+k]·B[srB+k][j] over the dim×dim block of C at (srC, scC).</summary>
     public static void AccumulateBlock(double[][] a, double[][] b, double[][] c, int srA, int scA, int srB, int srC, int scC, int dim)
     {
-        // The matrices arrive as parameters, not fields: the JIT reloads a field in the inner loop after every store to
-        // C (it cannot prove the store leaves the field alone), and when one variant read fields and another locals,
-        // their leaves differed by about 10% (benchmarks/README.md, "Recursive Matrix Multiplication's kernel").
+        // The matrices arrive as parameters, so every variant runs this same loop. Before, the actor variant read them
+        // from its fields inside the loops and the Channels variant from locals, which the JIT need not compile alike
+        // (benchmarks/README.md, "Recursive Matrix Multiplication's kernel").
         int endR = srC + dim;
         int endC = scC + dim;
         for (int i = srC; i < endR; i++)
