@@ -115,8 +115,9 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
     /// body that dominated its profile into it. Compiled there, a hot numeric loop in that body kept its accumulator on
     /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran 5.1 s instead of 1.4-1.7 s, in 9 of
     /// 10 processes (benchmarks/README.md, "Filterbank's slow mode"). Moving the loop over the bodies out of the try
-    /// region did not help (6 of 6 slow); this frame did (16 of 16 fast). The price: small bodies are no longer inlined
-    /// into the loop, one call more per body, and a flood of tiny bodies (Radixsort) runs about 1.2 times as long.
+    /// region did not help (6 of 6 slow); this frame did (16 of 16 fast, 4 of them with the tail's own body here too). The
+    /// price: small bodies are no longer inlined into the loop, one call more per body, and a flood of tiny bodies
+    /// (Radixsort) runs about 1.25 times as long.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void RunBody(Action<T1, TState> body, T1 cownState, TState state) => body(cownState, state);
