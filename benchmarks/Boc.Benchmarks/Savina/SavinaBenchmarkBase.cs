@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Diagnosers;
@@ -45,6 +46,11 @@ public abstract class SavinaBenchmarkBase
 {
     protected BocRuntime Runtime { get; private set; } = null!;
 
+    /// <summary>How long <see cref="Prepare"/> warms a run's type up before the first iteration of a process.</summary>
+    public static readonly TimeSpan DefaultWarmUpTime = TimeSpan.FromSeconds(1);
+
+    private bool _warmedUp;
+
     protected SavinaSize Size { get; } = SizeFromEnvironment();
 
     public static SavinaSize SizeFromEnvironment() =>
@@ -66,6 +72,9 @@ public abstract class SavinaBenchmarkBase
     [GlobalSetup]
     public void CreateRuntime() => Runtime = new BocRuntime(CreateRuntimeOptions());
 
+    /// <summary>How long the first <see cref="Prepare"/> of a process warms up (<see cref="DefaultWarmUpTime"/>).</summary>
+    protected virtual TimeSpan WarmUpTime => DefaultWarmUpTime;
+
     /// <summary>
     /// The options of this class's runtime; an override starts from the base's (so the dispatcher still comes from
     /// <c>BOC_DISPATCHER</c>) and changes what it measures, such as the worker count. [Params] are set by then.
@@ -75,11 +84,52 @@ public abstract class SavinaBenchmarkBase
     [GlobalCleanup]
     public void DisposeRuntime() => Runtime.Dispose();
 
-    /// <summary>Builds <paramref name="run"/> on this class's runtime (call from an [IterationSetup]).</summary>
+    /// <summary>
+    /// Builds <paramref name="run"/> on this class's runtime (call from an [IterationSetup]). The first call in a process
+    /// first warms the run's type up (<see cref="WarmUp"/>).
+    /// </summary>
     protected T Prepare<T>(T run)
         where T : SavinaRun
     {
+        ArgumentNullException.ThrowIfNull(run);
+        if (!_warmedUp)
+        {
+            _warmedUp = true;
+            WarmUp(run.GetType(), Size, Runtime, WarmUpTime);
+        }
+
         run.Setup(Runtime);
         return run;
+    }
+
+    /// <summary>
+    /// Runs fresh runs of <paramref name="runType"/> at <paramref name="size"/> on <paramref name="runtime"/>, untimed,
+    /// until <paramref name="time"/> has passed (at least one run); returns how many it ran.
+    /// </summary>
+    /// <remarks>
+    /// Measured iterations should run the code a long-running process runs: tier-1 code with its PGO data. Even with
+    /// the call-counting delay off (<see cref="SavinaConfig"/>), a benchmark of a few milliseconds gets there only after
+    /// several runs, more than its two warm-up iterations: Cigarette Smokers actor ran 8-13 ms in its first 7 measured
+    /// iterations and 2.2-2.4 ms from the 8th on (benchmarks/README.md, "Tier-0 iterations"). A time, not a count, so
+    /// that a two-second run (Recursive Matrix Multiplication) is not repeated for nothing. Every variant, Boc or
+    /// Channels, gets the same.
+    /// </remarks>
+    public static int WarmUp(Type runType, SavinaSize size, BocRuntime runtime, TimeSpan time)
+    {
+        ArgumentNullException.ThrowIfNull(runType);
+        ArgumentNullException.ThrowIfNull(runtime);
+        var clock = Stopwatch.StartNew();
+        int runs = 0;
+        do
+        {
+            // Every concrete run has a public constructor taking a SavinaSize (SavinaRun's remarks; the tests rely on it).
+            var run = (SavinaRun)Activator.CreateInstance(runType, size)!;
+            run.Setup(runtime);
+            run.RunAsync().GetAwaiter().GetResult();
+            runs++;
+        }
+        while (clock.Elapsed < time);
+
+        return runs;
     }
 }
