@@ -21,28 +21,10 @@ using System.Globalization;
 using Boc;
 using Boc.Benchmarks.Savina;
 
-// Steady state, as the BenchmarkDotNet jobs (SavinaConfig): without tiered compilation's call-counting delay, which
-// restarts whenever anything is jitted, a run of a few milliseconds stays in tier-0 code for dozens of rounds (Cigarette
-// Smokers actor: 7-9 ms instead of 2.3). The variable must be set before the runtime starts, so the program runs itself
-// again with it.
-const string CallCountingDelay = "DOTNET_TC_CallCountingDelayMs";
-if (Environment.GetEnvironmentVariable(CallCountingDelay) is null)
+// Steady state, as the BenchmarkDotNet jobs: without tiered compilation's call-counting delay (SteadyStateProcess).
+if (Boc.Benchmarks.SteadyStateProcess.RunAgainWithoutCallCountingDelay(args) is int exitCode)
 {
-    var again = new ProcessStartInfo(Environment.ProcessPath!) { UseShellExecute = false };
-    if (Path.GetFileNameWithoutExtension(Environment.ProcessPath) == "dotnet")
-    {
-        again.ArgumentList.Add(Environment.GetCommandLineArgs()[0]);
-    }
-
-    foreach (string arg in args)
-    {
-        again.ArgumentList.Add(arg);
-    }
-
-    again.Environment[CallCountingDelay] = "0";
-    using Process child = Process.Start(again)!;
-    child.WaitForExit();
-    return child.ExitCode;
+    return exitCode;
 }
 
 var inv = CultureInfo.InvariantCulture;
