@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Boc.Diagnostics;
 using Boc.Dispatch;
 using Boc.Scheduling;
@@ -49,6 +50,9 @@ namespace Boc;
 //   * whoever queues an item issues a full fence and then reads _spinning and _idle: if a worker is spinning it will
 //     see the item; if one is registered as idle, the waker takes one registration and releases one permit. So either
 //     the idle worker's last look sees the item, or the waker sees the registration.
+//   * one exception, for speed only: a thread that is not a worker wakes a sleeper even while a worker spins, if that
+//     spinner last ran on the waker's own processor (WakeOne says why). Waking one more worker than needed is always
+//     safe: it finds nothing, or what another would have taken, and parks again.
 //   * the next slot needs no wake-up: its only runner is its owner, which is awake (it filled it). If the owner then
 //     blocks in a body, a parked peer's timed wait (StuckCheckInterval) notices that the owner's Ticks did not move and
 //     takes the slot's item.
@@ -148,9 +152,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     // wake, but read by every enqueue: kept apart from the fields the hot path reads.
     private PaddedCounter _idle;
 
-    // Workers spinning in search of work. While one spins, an enqueue need not wake a sleeper (a futex call): the
-    // spinner will find the item, or see it in its re-check before it parks.
-    private PaddedCounter _spinning;
+    // Workers spinning in search of work, and the processor a spinner last ran on. While one spins, an enqueue need
+    // not wake a sleeper (a futex call): the spinner will find the item, or see it in its re-check before it parks.
+    private SpinnerLine _spinning;
     private volatile bool _stopping;
     private int _terminated;
     private int _disposed;
@@ -178,6 +182,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         ArgumentOutOfRangeException.ThrowIfLessThan(workerCount, 1);
         _stuckCheck = stuckCheck;
         _maxSpinning = Math.Max(1, workerCount / 2);
+        _spinning.Processor = -1;
         _context = new BocSynchronizationContext(this);
         _workers = new Worker[workerCount];
         _queues = new RunQueue[workerCount];
@@ -223,7 +228,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// Gets whether some worker is spinning or parked for lack of work: a hint (racy by nature) that work made ready
     /// now would be taken by another core. Both counters sit on lines written only when workers go idle or wake.
     /// </summary>
-    internal bool HasIdleWorker => Volatile.Read(ref _spinning.Value) + Volatile.Read(ref _idle.Value) > 0;
+    internal bool HasIdleWorker => Volatile.Read(ref _spinning.Count) + Volatile.Read(ref _idle.Value) > 0;
 
     /// <summary>Gets or sets the name of the runtime that owns this scheduler (its metrics' <c>boc.runtime</c> tag), or null.</summary>
     internal string? RuntimeName { get; set; }
@@ -408,7 +413,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private void EnqueueFromOutside(object item)
     {
         _inbox.Enqueue(item);
-        WakeOne();
+        WakeOne(fromOutside: true);
         if (Volatile.Read(ref _terminated) != 0)
         {
             DrainToThreadPool();
@@ -439,8 +444,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
     }
 
-    /// <summary>Wakes one parked worker, if any is registered as sleeping and none is spinning.</summary>
+    /// <summary>
+    /// Wakes one parked worker, if any is registered as sleeping and none is spinning (or, for an enqueue from a thread
+    /// that is not a worker, none is spinning on another processor).
+    /// </summary>
     /// <remarks>
+    /// <para>
     /// No lost wake-up. The item was queued before this call with an interlocked operation or a release store that
     /// this method's reads cannot pass (<see cref="Volatile.Read{T}(ref readonly T)"/> after an interlocked operation,
     /// or after the release store of a run queue's tail followed by the interlocked read below; on ARM64 the runtime
@@ -449,13 +458,29 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// finds the item, or its increment comes before our read here, and we see it spinning (it will look again before
     /// it parks) or registered as a sleeper (we release it). <see cref="Worker.Next"/> needs no wake-up: only its owner
     /// runs it, and the owner is awake (it is the thread that filled it).
+    /// </para>
+    /// <para>
+    /// A spinner on the waker's own processor (<paramref name="fromOutside"/>). A spinner yields its core between looks
+    /// (SpinWait), so when the kernel has put it on the same processor as a running thread, it runs again only when
+    /// that thread blocks or its time slice ends, while the other processor may sit idle. An outside producer runs
+    /// into this: the last behaviour of its previous batch woke it, and the kernel placed it on the spinner's
+    /// processor. Measured on 2 vCPUs with an outside thread spawning 1,024 behaviours onto idle cowns and waiting for
+    /// them (<c>eng/SpawnRunProbe.cs</c>): in a third of the batches the spinner found the first behaviour only when
+    /// the producer had spawned them all and blocked, a median of 59 µs later (0.4 µs when it ran elsewhere). So an
+    /// outside enqueue that finds the spinner last seen on its own processor wakes a sleeper, which the kernel places
+    /// on an idle processor. Only outside enqueues check: one more processor-id read per spawn on a worker's hot path
+    /// was not worth it without a measured case. The processor ids are hints (a thread may move at any time; .NET
+    /// caches the id for a few calls), so a wrong guess costs one needless wake-up, or the old wait.
+    /// </para>
     /// </remarks>
-    private void WakeOne()
+    /// <param name="fromOutside">The caller is a thread that is not one of this scheduler's workers.</param>
+    private void WakeOne(bool fromOutside = false)
     {
         // Full fence: orders the caller's enqueue (a release store of a queue's tail, on the local path) before the
         // reads below, so the store-load pair with a parking worker cannot be reordered.
         Interlocked.MemoryBarrier();
-        if (Volatile.Read(ref _spinning.Value) > 0)
+        if (Volatile.Read(ref _spinning.Count) > 0
+            && !(fromOutside && ShareProcessor(Volatile.Read(ref _spinning.Processor), Thread.GetCurrentProcessorId())))
         {
             return;
         }
@@ -746,17 +771,25 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         // At most half the workers spin at once: on a machine with few cores, spinners would otherwise take the very
         // cores that a producer thread needs to make the work they wait for.
-        long spinners = Volatile.Read(ref _spinning.Value);
-        if (spinners < _maxSpinning && Interlocked.CompareExchange(ref _spinning.Value, spinners + 1, spinners) == spinners)
+        long spinners = Volatile.Read(ref _spinning.Count);
+        if (spinners < _maxSpinning && Interlocked.CompareExchange(ref _spinning.Count, spinners + 1, spinners) == spinners)
         {
             var spin = default(SpinWait);
             for (int i = 0; i < SpinIterations; i++)
             {
+                // Where this spinner runs now, for WakeOne (a hint; written only when it changes, since every outside
+                // enqueue reads this line).
+                int processor = Thread.GetCurrentProcessorId();
+                if (processor != _spinning.Processor)
+                {
+                    Volatile.Write(ref _spinning.Processor, processor);
+                }
+
                 if (HasQueuedWork())
                 {
                     // The last spinner to find work wakes a sleeper, if any, to take over the spinning: enqueues made
                     // while we spun woke nobody, and could otherwise leave a backlog to this one worker.
-                    if (Interlocked.Decrement(ref _spinning.Value) == 0)
+                    if (Interlocked.Decrement(ref _spinning.Count) == 0)
                     {
                         WakeOne();
                     }
@@ -768,7 +801,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
                 spin.SpinOnce(sleep1Threshold: -1);
             }
 
-            Interlocked.Decrement(ref _spinning.Value);
+            Interlocked.Decrement(ref _spinning.Count);
         }
 
         if (_stopping)
@@ -864,6 +897,13 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
     }
 
+    /// <summary>
+    /// Whether a spinner last seen on <paramref name="spinnerProcessor"/> shares the processor of a thread now on
+    /// <paramref name="processor"/>, so that it cannot look for the thread's work while the thread runs (WakeOne).
+    /// -1 means no spinner has recorded a processor yet.
+    /// </summary>
+    internal static bool ShareProcessor(int spinnerProcessor, int processor) => spinnerProcessor >= 0 && spinnerProcessor == processor;
+
     internal sealed class Worker
     {
         public Worker(BocScheduler scheduler, int index)
@@ -908,6 +948,22 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
         /// <summary>Consecutive runs from <see cref="Next"/>.</summary>
         public int NextRuns;
+    }
+
+    /// <summary>
+    /// The spinning count and the processor a spinner last ran on, on one cache line of their own: both are written by
+    /// spinners and read by every enqueue.
+    /// </summary>
+    [StructLayout(LayoutKind.Explicit, Size = 192)]
+    private struct SpinnerLine
+    {
+        /// <summary>Workers spinning in search of work.</summary>
+        [FieldOffset(64)]
+        public long Count;
+
+        /// <summary>The processor id a spinner last ran on (Thread.GetCurrentProcessorId), or -1.</summary>
+        [FieldOffset(72)]
+        public int Processor;
     }
 
     private sealed class PostedCallback(SendOrPostCallback callback, object? state) : IThreadPoolWorkItem

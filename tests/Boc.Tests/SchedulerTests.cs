@@ -125,6 +125,20 @@ public sealed class SchedulerTests
         }
     }
 
+    [Theory]
+    [InlineData(-1, 0, false)] // no spinner has recorded a processor yet
+    [InlineData(-1, -1, false)]
+    [InlineData(0, 0, true)]
+    [InlineData(3, 3, true)]
+    [InlineData(1, 0, false)]
+    [InlineData(0, 1, false)]
+    public void AnOutsideEnqueueDoesNotCountOnASpinner_OnlyWhenTheSpinnerLastRanOnItsProcessor(int spinner, int caller, bool shares)
+    {
+        // WakeOne wakes a sleeper despite a spinner exactly when this says they share a processor: a yielding spinner
+        // there cannot look for the work until the enqueuing thread stops running (BocScheduler.WakeOne, remarks).
+        Assert.Equal(shares, BocScheduler.ShareProcessor(spinner, caller));
+    }
+
     [Fact]
     public async Task ABodyBlockingOnWorkItSpawned_IsRescuedByAnIdleWorker()
     {
