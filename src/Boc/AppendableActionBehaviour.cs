@@ -55,8 +55,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
             return null;
         }
 
-        RunWithAppended(cownState, appended);
-        return null;
+        return RunWithAppended(cownState, appended);
     }
 
     protected override void Recycle(BocThread thread)
@@ -69,9 +68,10 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
 
     /// <summary>
     /// Runs the behaviour's own body, then the <paramref name="appended"/> appended ones in order. A failing body does
-    /// not stop the others (each was a spawn of its own).
+    /// not stop the others (each was a spawn of its own). Returns null, or, if the run yielded ("Yielding" in
+    /// <c>Behaviour.cs</c>), the task that completes when the rest has run.
     /// </summary>
-    private void RunWithAppended(T1 cownState, int appended)
+    private Task? RunWithAppended(T1 cownState, int appended)
     {
         Exception? own = null;
         try
@@ -85,9 +85,15 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
             own = e;
         }
 
+        return RunAppended(0, appended, 0, own);
+    }
+
+    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own)
+    {
+        T1 cownState = Unsafe.As<T1>(OnlyCown.State);
         AppendedBody[] bodies = Unsafe.As<AppendedBody[]>(AppendedBodies)!;
-        int failed = 0;
-        for (int i = 0; i < appended; i++)
+        long start = StartAppendedRun(from, appended);
+        for (int i = from; i < appended; i++)
         {
             ref AppendedBody entry = ref bodies[i];
             try
@@ -104,9 +110,14 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
 
             // Let the pooled object hold no body or state.
             entry = default;
+            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, i + 1, appended, failed, own) is { } rest)
+            {
+                return rest;
+            }
         }
 
         FinishAppended(appended, failed, own);
+        return null;
     }
 
     /// <summary>

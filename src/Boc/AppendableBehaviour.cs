@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 
 namespace Boc;
@@ -51,6 +52,137 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         if (own is not null)
         {
             ExceptionDispatchInfo.Throw(own);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------------
+    // Yielding ("Yielding" in Behaviour.cs): a run of appended bodies that has lasted a slice while other work waits
+    // stops between two bodies, and the rest runs later, from the inbox, still holding the cowns.
+    // -----------------------------------------------------------------------------------------------------------------
+
+    /// <summary>
+    /// A run looks at the clock after every this many appended bodies (after the 8th, 16th and 24th): often enough that
+    /// long bodies give up their worker within a few of them, rarely enough that a run of 32 short ones pays for at most
+    /// two clock reads.
+    /// </summary>
+    private protected const int YieldCheckEvery = 8;
+
+    /// <summary>A run's start time that turns its clock checks off (<see cref="StartAppendedRun"/>).</summary>
+    private protected const long NeverYield = -1;
+
+    /// <summary>
+    /// Runs appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1, with <paramref name="failed"/>
+    /// failures so far and the own body's failure <paramref name="own"/>; then counts them out
+    /// (<see cref="FinishAppended"/>, which rethrows <paramref name="own"/>) and returns null. Between two bodies it may
+    /// yield instead (<see cref="TryYield"/>): it then returns the task that completes when the rest has run.
+    /// </summary>
+    private protected abstract Task? RunAppended(int from, int appended, int failed, Exception? own);
+
+    /// <summary>
+    /// The clock at the start of a run of appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1,
+    /// or <see cref="NeverYield"/> if the run cannot yield: it would end before its first check, or its runtime's
+    /// dispatcher is not a <see cref="BocScheduler"/> (the thread pool has no queue of this runtime's to yield to).
+    /// </summary>
+    private protected long StartAppendedRun(int from, int appended) =>
+        appended - from > YieldCheckEvery && Runtime.BocSchedulerOrNull is not null ? Environment.TickCount64 : NeverYield;
+
+    /// <summary>Whether the run looks at the clock after appended body <paramref name="index"/> (not after its last).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected static bool IsYieldCheck(int index, int appended) =>
+        (index & (YieldCheckEvery - 1)) == YieldCheckEvery - 1 && index + 1 < appended;
+
+    /// <summary>
+    /// Called after appended body <paramref name="next"/> - 1 at a check (<see cref="IsYieldCheck"/>) of a run that
+    /// started at <paramref name="start"/>: yields if the run has lasted its scheduler's slice and other work is waiting
+    /// for a worker, returning the task that completes when the rest of the run has; else returns null (and turns the
+    /// run's later checks off if its bodies so far ran within one tick of the clock).
+    /// </summary>
+    private protected Task? TryYield(ref long start, int next, int appended, int failed, Exception? own)
+    {
+        BocScheduler scheduler = Runtime.BocSchedulerOrNull!;
+        int slice = scheduler.AppendedRunSliceMilliseconds;
+        long now = Environment.TickCount64;
+        if (now == start && slice > 0)
+        {
+            // Eight bodies within one tick of the coarse clock (a few milliseconds at most): short ones. The rest of this
+            // run (at most 24 more) is not checked again, so that a flood of cheap messages pays two clock reads a run.
+            start = NeverYield;
+            return null;
+        }
+
+        if (now - start < slice
+            || BocThread.CurrentOrNull?.Worker is not { } worker || worker.Scheduler != scheduler
+            || !scheduler.HasOtherWork(worker))
+        {
+            // Not long yet, or nothing waits (a hint: work queued a moment later waits for the next check), or not on a
+            // worker of this scheduler (a shutdown's drain runs the rest on the thread pool): run on.
+            return null;
+        }
+
+        // Record where the run stopped, then queue the rest. The queue's enqueue publishes these fields to whichever
+        // worker takes the rest; after it, this thread touches neither them nor the record (the rest may already be
+        // running, and yield again). The task is read before for the same reason.
+        var rest = (YieldedAppendedRun?)YieldedRun ?? (YieldedAppendedRun)(YieldedRun = new YieldedAppendedRun(this));
+        rest.Next = next;
+        rest.Appended = appended;
+        rest.Failed = failed;
+        rest.Own = own;
+        Task task = (rest.Completion ??= new TaskCompletionSource()).Task;
+        scheduler.EnqueueYielded(rest);
+        return task;
+    }
+
+    /// <summary>Runs the rest of a yielded run: on a worker that took it from the inbox, or on the thread pool after a shutdown.</summary>
+    private void RunRest(YieldedAppendedRun rest)
+    {
+        // Taken before the run: if it yields again, another worker may finish it and reset the record meanwhile.
+        TaskCompletionSource completion = rest.Completion!;
+        BocThread thread = BocThread.Current;
+        ref Behaviour? running = ref thread.Running;
+        Behaviour? outer = running;
+        running = this;
+        Task? yieldedAgain;
+        try
+        {
+            yieldedAgain = RunAppended(rest.Next, rest.Appended, rest.Failed, rest.Own);
+        }
+#pragma warning disable CA1031 // The own body's failure, rethrown by FinishAppended: it is the run's outcome.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            running = outer;
+            rest.Reset();
+            completion.SetException(e);
+            return;
+        }
+
+        running = outer;
+        if (yieldedAgain is null)
+        {
+            // The run is over: Run's continuation on this task releases the cowns and reports any failures (Finish).
+            rest.Reset();
+            completion.SetResult();
+        }
+    }
+
+    /// <summary>
+    /// Where a yielded run of appended bodies stopped, and the work item that runs the rest. One per pooled object,
+    /// created on its first yield and reused; a new <see cref="Completion"/> per yielded run.
+    /// </summary>
+    private sealed class YieldedAppendedRun(AppendableBehaviour owner) : IThreadPoolWorkItem
+    {
+        internal int Next;
+        internal int Appended;
+        internal int Failed;
+        internal Exception? Own;
+        internal TaskCompletionSource? Completion;
+
+        public void Execute() => owner.RunRest(this);
+
+        internal void Reset()
+        {
+            Own = null;
+            Completion = null;
         }
     }
 }

@@ -69,8 +69,7 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
             return null;
         }
 
-        RunWithAppended(firstState, secondState, appended);
-        return null;
+        return RunWithAppended(firstState, secondState, appended);
     }
 
     protected override void Recycle(BocThread thread)
@@ -83,9 +82,10 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
 
     /// <summary>
     /// Runs the behaviour's own body, then the <paramref name="appended"/> appended ones in order. A failing body does
-    /// not stop the others (each was a spawn of its own).
+    /// not stop the others (each was a spawn of its own). Returns null, or, if the run yielded ("Yielding" in
+    /// <c>Behaviour.cs</c>), the task that completes when the rest has run.
     /// </summary>
-    private void RunWithAppended(T1 firstState, T2 secondState, int appended)
+    private Task? RunWithAppended(T1 firstState, T2 secondState, int appended)
     {
         Exception? own = null;
         try
@@ -99,9 +99,16 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
             own = e;
         }
 
+        return RunAppended(0, appended, 0, own);
+    }
+
+    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own)
+    {
+        T1 firstState = Unsafe.As<T1>(PairCown(second: false).State);
+        T2 secondState = Unsafe.As<T2>(PairCown(second: true).State);
         AppendedBody[] bodies = Unsafe.As<AppendedBody[]>(AppendedBodies)!;
-        int failed = 0;
-        for (int i = 0; i < appended; i++)
+        long start = StartAppendedRun(from, appended);
+        for (int i = from; i < appended; i++)
         {
             ref AppendedBody entry = ref bodies[i];
             try
@@ -118,9 +125,14 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
 
             // Let the pooled object hold no body or state.
             entry = default;
+            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, i + 1, appended, failed, own) is { } rest)
+            {
+                return rest;
+            }
         }
 
         FinishAppended(appended, failed, own);
+        return null;
     }
 
     /// <summary>Runs one body in a frame of its own (see <c>AppendableActionBehaviour.RunBody</c> for why).</summary>

@@ -236,6 +236,29 @@ namespace Boc;
 //     Bounded: an interval that lets the hold go on has seen the count grow, and the count stops at MaxAppended, so the
 //     hold lasts at most MaxAppended intervals; it waits for no other thread's step, so it cannot deadlock. Not on the
 //     thread pool, whose idle threads are not known; and no hold without appends, so none under a spawn hook.
+//   * Yielding (AppendableBehaviour.TryYield and RunRest). A run of up to 32 bodies holds its worker for all of them,
+//     which is what a flood of cheap messages wants, but not a flood of long ones: Savina's Recursive Matrix
+//     Multiplication appends 8 ms leaves, 32 to a run, onto five chains, and with two workers the chains took turns
+//     only every quarter second, so one chain ran on alone at the end (benchmarks/README.md, "Long floods take
+//     turns"). So on a BocScheduler worker, after every 8th appended body, the runner looks at the coarse clock
+//     (Environment.TickCount64): once the run has lasted the scheduler's AppendedRunSliceMilliseconds (10 ms) and other
+//     work waits anywhere in the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count,
+//     failures so far, the own body's failure) in a record kept with the pooled object, queues the record at the back
+//     of the inbox (BocScheduler.EnqueueYielded), and returns to Run an unfinished task instead of finishing. Run
+//     treats it as an asynchronous body: the cowns stay held until the task completes. Whichever worker takes the
+//     record runs the remaining bodies (and may yield again), counts them out, and completes the task; its
+//     continuation finishes the behaviour (release, failures, count) as for any asynchronous body.
+//     Why it keeps the guarantees: the behaviour holds every cown from its first body to its release, with or without
+//     yields, so nothing else runs on its cowns in between, and the remaining bodies run in index order after the
+//     earlier ones (the inbox's enqueue is a release of the record and of everything the bodies so far wrote, and the
+//     taking worker's dequeue an acquire, so its bodies see all of it, on ARM64 as on x64). Nothing
+//     is lost or run twice: the record is queued exactly once per yield and taken exactly once, the word was closed
+//     before the first body, and each body's entry is cleared after it runs. The counts are as without a yield (each
+//     appended body counted out once, in FinishAppended, before the release). A yield only delays the rest of a run
+//     behind work that waited, so no bound in items gets longer: the rest is one more item, queued behind the others.
+//     Cost: two clock reads per run of short bodies (the check after the 8th body turns the later ones off when the
+//     clock has not moved since the run started), and nothing on runs too short to reach a check. Not on the thread
+//     pool (no queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.
 // Why appending keeps the protocol's guarantees:
 //   * Order. An appended body runs exactly where the tail behaviour is in its cown's queue: after everything queued
 //     before the tail, and before everything queued after it (the tail releases only after its appended bodies). An
@@ -1353,6 +1376,9 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 
         /// <summary>Failures of appended bodies, kept to be reported after the release; cleared when reported.</summary>
         internal List<Exception>? AppendedFailures;
+
+        /// <summary>An appendable behaviour's record of a yielded run (see "Yielding"), created on its first yield.</summary>
+        internal object? YieldedRun;
     }
 
     /// <summary>
@@ -1363,6 +1389,16 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         get => _extras?.Appended;
         set => (_extras ??= new BehaviourExtras()).Appended = value;
+    }
+
+    /// <summary>
+    /// Gets or sets an appendable class's record of where a yielded run of appended bodies stopped (see "Yielding"):
+    /// kept with the pooled object, written by the runner before it queues the rest, read by whoever runs the rest.
+    /// </summary>
+    protected object? YieldedRun
+    {
+        get => _extras?.YieldedRun;
+        set => (_extras ??= new BehaviourExtras()).YieldedRun = value;
     }
 
     /// <summary>Keeps a failure of an appended body, to be reported after the release (runner only).</summary>

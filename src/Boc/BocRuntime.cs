@@ -62,6 +62,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     // The dispatcher when it is a BocScheduler (owned or not), for the spawn-time hand-over (BocScheduler.OnSpawn).
     private readonly BocScheduler? _bocScheduler;
 
+    /// <summary>Gets the runtime's dispatcher if it is a <see cref="BocScheduler"/>, else null.</summary>
+    internal BocScheduler? BocSchedulerOrNull => _bocScheduler;
+
     // Boc.Testing's controlled dispatcher, which makes each spawn a scheduling point (ISpawnHook); null otherwise.
     private readonly ISpawnHook? _spawnHook;
 

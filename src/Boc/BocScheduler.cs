@@ -42,7 +42,10 @@ namespace Boc;
 //     of the queue (stealable);
 //   * inbox: every InboxCheckInterval-th item a worker runs is taken from the inbox if it has one (Ticks counts every
 //     item); a worker that finds its queue empty takes up to InboxBatch more from the inbox into its queue;
-//   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item.
+//   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
+//   * a behaviour running appended bodies (a flood's batch, up to 32 bodies in one item) offers its worker, between two
+//     bodies, once it has run for AppendedRunSliceMilliseconds while other work waits: the rest of its run goes to the
+//     back of the inbox (EnqueueYielded; Behaviour.cs, "Yielding" has why that keeps every guarantee).
 //
 // Parking without a lost wake-up (see WakeOne for the store/load pairs):
 //   * an idle worker first spins, if fewer than _maxSpinning (half the workers) already do, looking at every queue;
@@ -87,6 +90,9 @@ namespace Boc;
 /// inbox is not empty, so work queued from outside the workers (a request handler, a timer, an <c>await</c>
 /// continuation completing on another thread) waits behind at most that many items per worker for each item ahead of
 /// it in the inbox, however busy the workers are.
+/// One item can be a flood's batch of up to 32 bodies of one behaviour. If those bodies are long, a behaviour that has
+/// run them for about 10 ms while other work waits hands its worker over between two bodies: the rest of its bodies
+/// run later, still before anything else on its cowns.
 /// </para>
 /// <para>
 /// Every work item starts with the worker's default <see cref="ExecutionContext"/> and this scheduler's
@@ -128,6 +134,12 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// </summary>
     internal const int FloodPollSpins = 50;
 
+    /// <summary>
+    /// How long, in milliseconds, a behaviour may run appended bodies before it offers its worker to waiting work
+    /// between two of them (<c>Behaviour.cs</c>, "Yielding"); see <see cref="AppendedRunSliceMilliseconds"/>.
+    /// </summary>
+    internal const int DefaultAppendedRunSliceMilliseconds = 10;
+
     /// <summary>How often parked workers look for work stuck in the next slot of a blocked worker.</summary>
     public static readonly TimeSpan StuckCheckInterval = TimeSpan.FromMilliseconds(50);
 
@@ -157,6 +169,9 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     private SpinnerLine _spinning;
     private volatile bool _stopping;
     private int _terminated;
+
+    // Counted on the rare path only (a yield follows at least a slice of running).
+    private long _yieldedRuns;
     private int _disposed;
 
     /// <summary>Creates a scheduler with one worker per processor.</summary>
@@ -272,6 +287,17 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         Interlocked.Exchange(ref _terminated, 1);
         DrainToThreadPool();
     }
+
+    /// <summary>
+    /// Gets or sets how long, in milliseconds, a behaviour may run appended bodies on this scheduler's workers before it
+    /// offers its worker to waiting work (<see cref="DefaultAppendedRunSliceMilliseconds"/>; measured on
+    /// <see cref="Environment.TickCount64"/>, so in steps of its resolution). Settable for tests: 0 makes every check
+    /// that finds other work waiting yield.
+    /// </summary>
+    internal int AppendedRunSliceMilliseconds { get; set; } = DefaultAppendedRunSliceMilliseconds;
+
+    /// <summary>Gets how many times a run of appended bodies has yielded on this scheduler (for tests and probes).</summary>
+    internal long YieldedRuns => Volatile.Read(ref _yieldedRuns);
 
     /// <inheritdoc/>
     void IDispatcher.Dispatch(Behaviour behaviour) => Dispatch(behaviour, BocThread.CurrentOrNull);
@@ -408,6 +434,27 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
         }
 
         EnqueueFromOutside(item);
+    }
+
+    /// <summary>
+    /// Queues the rest of a yielded run of appended bodies (<c>Behaviour.cs</c>, "Yielding") at the back of the inbox,
+    /// and wakes a worker if one sleeps.
+    /// </summary>
+    /// <remarks>
+    /// The inbox rather than the yielding worker's queue: the worker takes its own queue before the inbox, so the rest
+    /// would be taken straight back ahead of outside work that has waited; at the back of the inbox it runs after
+    /// everything already in the inbox, and the yielding worker takes work from its own queue meanwhile. Any worker may
+    /// take it (the behaviour still holds its cowns, and a run of at least a slice is long enough not to miss its cache).
+    /// </remarks>
+    internal void EnqueueYielded(IThreadPoolWorkItem rest)
+    {
+        Interlocked.Increment(ref _yieldedRuns);
+        _inbox.Enqueue(rest);
+        WakeOne();
+        if (Volatile.Read(ref _terminated) != 0)
+        {
+            DrainToThreadPool();
+        }
     }
 
     private void EnqueueFromOutside(object item)

@@ -312,35 +312,40 @@ public sealed class AppendTests(ITestOutputHelper output)
         Assert.All(reported, e => Assert.Equal($"{log} (write)", e.Data[BocRuntime.FailedCownsDataKey]));
     }
 
-    public static TheoryData<int, int, BocDispatcher, int, int> Races() => new()
+    public static TheoryData<int, int, BocDispatcher, int, int, bool> Races() => new()
     {
         // seed, cowns, dispatcher, percent of reads (read-heavy: reads ride in readers, and writes meet reader tails),
-        // percent of two-cown writes (pair-heavy: pairs ride in pairs, in both orders of the same two cowns)
-        { 21, 1, BocDispatcher.BocScheduler, 8, 10 },
-        { 22, 3, BocDispatcher.BocScheduler, 8, 10 },
-        { 23, 1, BocDispatcher.ThreadPool, 8, 10 },
-        { 24, 3, BocDispatcher.ThreadPool, 8, 10 },
-        { 25, 1, BocDispatcher.BocScheduler, 45, 10 },
-        { 26, 2, BocDispatcher.ThreadPool, 45, 10 },
-        { 27, 2, BocDispatcher.BocScheduler, 8, 70 },
-        { 28, 3, BocDispatcher.BocScheduler, 8, 60 },
-        { 29, 2, BocDispatcher.ThreadPool, 8, 70 },
-        { 30, 3, BocDispatcher.ThreadPool, 20, 50 },
+        // percent of two-cown writes (pair-heavy: pairs ride in pairs, in both orders of the same two cowns), whether
+        // a run of appended bodies yields at every check that finds other work (a zero slice: "Yielding" in Behaviour.cs)
+        { 21, 1, BocDispatcher.BocScheduler, 8, 10, false },
+        { 22, 3, BocDispatcher.BocScheduler, 8, 10, false },
+        { 23, 1, BocDispatcher.ThreadPool, 8, 10, false },
+        { 24, 3, BocDispatcher.ThreadPool, 8, 10, false },
+        { 25, 1, BocDispatcher.BocScheduler, 45, 10, false },
+        { 26, 2, BocDispatcher.ThreadPool, 45, 10, false },
+        { 27, 2, BocDispatcher.BocScheduler, 8, 70, false },
+        { 28, 3, BocDispatcher.BocScheduler, 8, 60, false },
+        { 29, 2, BocDispatcher.ThreadPool, 8, 70, false },
+        { 30, 3, BocDispatcher.ThreadPool, 20, 50, false },
+        { 31, 3, BocDispatcher.BocScheduler, 45, 10, true },
+        { 32, 3, BocDispatcher.BocScheduler, 8, 10, true },
+        { 33, 3, BocDispatcher.BocScheduler, 8, 60, true },
     };
 
     [Theory]
     [MemberData(nameof(Races))]
-    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher, int readPercent, int pairPercent)
+    public async Task FloodsFromThreadsAndBodies_MixedWithOtherSpawns_StayExclusiveOrderedAndExactlyOnce(int seed, int cownCount, BocDispatcher dispatcher, int readPercent, int pairPercent, bool yieldEveryCheck)
     {
         // Three outside threads and the bodies of "producer" behaviours all flood the same few cowns, mostly with
         // appendable one-cown writes or two-cown writes, mixed with reads (and with each other: a pair ends a run of
         // one-cown appends, and the reverse), and with every cown held at the start so that the queues are busy. The
         // oracle checks exclusivity and spawn order per cown; every behaviour must run exactly once, and quiescence must
-        // come only after all of them.
+        // come only after all of them. With yieldEveryCheck, runs of appended bodies hand their worker over (and resume
+        // on any worker) whenever other work waits, so the rest of a run races the other spawns on the same cowns.
         const int Spawners = 3;
         const int PerSpawner = 6_000;
         const int PerProducer = 400;
-        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher} reads={readPercent}% pairs={pairPercent}%";
+        string context = $"seed={seed} cowns={cownCount} dispatcher={dispatcher} reads={readPercent}% pairs={pairPercent}% yieldEveryCheck={yieldEveryCheck}";
 
         // Plans: (kind, first cown, second cown); kind 0 = one-cown write, 1 = read, 2 = two-cown write, 3 = a producer
         // body that spawns PerProducer one-cown writes on its own cown.
@@ -377,7 +382,13 @@ public sealed class AppendTests(ITestOutputHelper output)
         int nextInner = outside - 1;
         var cowns = Enumerable.Range(0, cownCount).Select(_ => new Cown<int[]>(new int[1])).ToArray();
 
-        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        // A scheduler of the test's own for a zero slice (disposed after the runtime); else the runtime's own dispatcher.
+        using BocScheduler? yielding = yieldEveryCheck
+            ? new BocScheduler(Environment.ProcessorCount, stuckCheck: true) { AppendedRunSliceMilliseconds = 0 }
+            : null;
+        var runtime = yielding is null
+            ? new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher })
+            : new BocRuntime(new BocRuntimeOptions(), yielding, yielding, TimeProvider.System);
         using var go = new Barrier(Spawners + 1);
         using var release = new ManualResetEventSlim();
         foreach (Cown<int[]> cown in cowns)
@@ -461,7 +472,10 @@ public sealed class AppendTests(ITestOutputHelper output)
 
         List<string> violations = Oracle.Check(accesses);
         Assert.True(violations.Count == 0, $"{context}: {string.Join("; ", violations)}");
-        output.WriteLine($"{context}: {total} behaviours ({producers} producers)");
+        output.WriteLine($"{context}: {total} behaviours ({producers} producers), {yielding?.YieldedRuns ?? 0} yielded runs");
+
+        // Else the row would race nothing it was meant to (with several cowns, some run always finds other work waiting).
+        Assert.True(yielding is null || yielding.YieldedRuns > 0, $"{context}: no run of appended bodies yielded");
 
         void Body(int id)
         {

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 
 namespace Boc.Tests;
@@ -403,5 +404,157 @@ public sealed class SchedulerFairnessTests
         List<int> order = await runtime.WhenAsync(log, l => l.ToList()).Guard();
         Assert.Equal(next, order.Count);
         return (intervals, order);
+    }
+
+    /// <summary>How a yield test builds its flood: on one cown, or on a pair (the two appendable classes).</summary>
+    public enum FloodShape
+    {
+        /// <summary>One-cown writes, appended to a one-cown behaviour.</summary>
+        OneCown,
+
+        /// <summary>Two-cown writes of one pair, appended to a pair behaviour.</summary>
+        Pair,
+    }
+
+    /// <summary>
+    /// The slice a yield test gives its scheduler: 0 makes every check that finds other work waiting yield, so the test
+    /// does not depend on how long bodies take; the largest value never lets a run reach its slice.
+    /// </summary>
+    public enum Slice
+    {
+        /// <summary>Every check yields if other work waits.</summary>
+        Zero,
+
+        /// <summary>No check ever yields.</summary>
+        Never,
+    }
+
+    private const int FloodBodies = 1 + Behaviour.MaxAppended;
+
+    [Theory]
+    [InlineData(FloodShape.OneCown)]
+    [InlineData(FloodShape.Pair)]
+    public async Task AFloodRunPastItsSlice_HandsItsWorkerToWaitingWork_AtTheFirstCheck_AndKeepsItsCowns(FloodShape shape)
+    {
+        // The README's promise that a long flood run takes turns ("Yielding" in Behaviour.cs): with the slice at 0, the
+        // run yields at its first check (after its 8th appended body) because other work waits. One worker; a holder
+        // keeps it busy while a behaviour with 31 bodies appended is built behind it, whose own body puts a behaviour on
+        // another cown in the worker's next slot. Without yields that behaviour runs after all 32 bodies; with them, it
+        // runs between body 8 and body 9, and the flood's bodies still run in order, once each, with its cowns held
+        // throughout (a body on the flood's cowns spawned during the yield runs after the whole flood).
+        (List<string> order, long yields) = await RunFlood(shape, Slice.Zero, otherWorkWaits: true);
+        int other = order.IndexOf("other");
+        Assert.True(other == YieldCheckAfter + 1, $"{shape}: the other behaviour ran at {other}, expected {YieldCheckAfter + 1}: {string.Join(", ", order)}");
+        Assert.Equal(FloodOrder(yieldAt: YieldCheckAfter + 1), order);
+        Assert.True(yields == 1, $"{shape}: {yields} yields, expected 1 (nothing waits after the first)");
+    }
+
+    [Theory]
+    [InlineData(FloodShape.OneCown, Slice.Never, true)]
+    [InlineData(FloodShape.Pair, Slice.Never, true)]
+    [InlineData(FloodShape.OneCown, Slice.Zero, false)]
+    [InlineData(FloodShape.Pair, Slice.Zero, false)]
+    public async Task AFloodRun_DoesNotYield_BeforeItsSlice_OrWithNothingWaiting(FloodShape shape, Slice slice, bool otherWorkWaits)
+    {
+        // Negative cases: a run that has not lasted its slice keeps its worker even when other work waits (the other
+        // behaviour runs after all 32 bodies, behind the release); and a run past its slice with nothing waiting runs on.
+        (List<string> order, long yields) = await RunFlood(shape, slice, otherWorkWaits);
+        Assert.True(yields == 0, $"{shape}, slice {slice}, other work {otherWorkWaits}: {yields} yields");
+        Assert.Equal(FloodOrder(yieldAt: otherWorkWaits ? FloodBodies : -1), order);
+    }
+
+    [Theory]
+    [InlineData(FloodShape.OneCown)]
+    [InlineData(FloodShape.Pair)]
+    public async Task AYieldingFloodRun_ReportsEachFailureOnce_AndStillRunsEveryBody(FloodShape shape)
+    {
+        // Failures on both sides of the yield: the own body's (rethrown after the appended ones ran, by the worker that
+        // finishes the run) and two appended bodies' (kept across the yield). Each is reported once, after the release.
+        var reported = new ConcurrentQueue<Exception>();
+        (List<string> order, long yields) = await RunFlood(shape, Slice.Zero, otherWorkWaits: true, failAt: [0, 3, 20], reported.Enqueue);
+        Assert.True(yields == 1, $"{shape}: {yields} yields");
+        Assert.Equal(FloodOrder(yieldAt: YieldCheckAfter + 1), order);
+        string[] messages = reported.Select(e => e.Message).Order(StringComparer.Ordinal).ToArray();
+        Assert.Equal(["flood 0 failed", "flood 20 failed", "flood 3 failed"], messages);
+    }
+
+    // The first check comes after the 8th appended body (index 7), that is, after 9 of the flood's bodies (0 to 8).
+    private const int YieldCheckAfter = 8;
+
+    // The flood's bodies 0..31 in order, with the other behaviour at position yieldAt (or nowhere if it is -1), and the
+    // body spawned on the flood's cowns by the other behaviour at the end.
+    private static List<string> FloodOrder(int yieldAt)
+    {
+        var order = Enumerable.Range(0, FloodBodies).Select(i => $"flood {i}").ToList();
+        if (yieldAt >= 0)
+        {
+            order.Insert(yieldAt, "other");
+            order.Add("after");
+        }
+
+        return order;
+    }
+
+    private static async Task<(List<string> Order, long Yields)> RunFlood(
+        FloodShape shape, Slice slice, bool otherWorkWaits, int[]? failAt = null, Action<Exception>? report = null)
+    {
+        using var scheduler = new BocScheduler(1, stuckCheck: false)
+        {
+            AppendedRunSliceMilliseconds = slice == Slice.Zero ? 0 : int.MaxValue,
+        };
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { UnhandledExceptionHandler = report }, scheduler, scheduler, TimeProvider.System);
+        var first = new Cown<Counter>(new Counter());
+        var second = new Cown<Counter>(new Counter());
+        var other = new Cown<Counter>(new Counter());
+        var order = new ConcurrentQueue<string>();
+        failAt ??= [];
+
+        void Body(int index)
+        {
+            order.Enqueue($"flood {index}");
+            if (index == 0 && otherWorkWaits)
+            {
+                // Ready at once (its cown is idle): into the worker's next slot, so it waits at every check. It then
+                // spawns on the flood's cown, which must queue behind the whole flood, yield or not.
+                runtime.When(other, _ =>
+                {
+                    order.Enqueue("other");
+                    runtime.When(first, _ => order.Enqueue("after"));
+                });
+            }
+
+            if (failAt.Contains(index))
+            {
+                throw new InvalidOperationException($"flood {index} failed");
+            }
+        }
+
+        using var holding = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        runtime.When(first, second, (_, _) =>
+        {
+            holding.Set();
+            release.Wait();
+        });
+        Assert.True(holding.Wait(Progress.Limit), "the holder never started");
+
+        // Behind the holder: one behaviour (it opens for appends) and 31 appended to it, one run of 32 bodies.
+        for (int i = 0; i < FloodBodies; i++)
+        {
+            int index = i;
+            if (shape == FloodShape.OneCown)
+            {
+                runtime.When(first, _ => Body(index));
+            }
+            else
+            {
+                runtime.When(first, second, (_, _) => Body(index));
+            }
+        }
+
+        Assert.Contains($"+{Behaviour.MaxAppended} appended bodies", first.DescribeQueue(limit: 4), StringComparison.Ordinal);
+        release.Set();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        return (order.ToList(), scheduler.YieldedRuns);
     }
 }
