@@ -13,22 +13,27 @@ namespace Boc.Tests;
 /// </summary>
 public sealed class SpawnPathTests(ITestOutputHelper output)
 {
-    public static TheoryData<int, int, double, BocDispatcher> Races() => new()
+    public static TheoryData<int, int, double, BocDispatcher, bool> Races() => new()
     {
-        // seed, cowns, share of read-only requests, dispatcher
-        { 11, 2, 0.0, BocDispatcher.BocScheduler },
-        { 12, 3, 0.3, BocDispatcher.BocScheduler },
-        { 13, 2, 0.0, BocDispatcher.ThreadPool },
-        { 14, 3, 0.3, BocDispatcher.ThreadPool },
+        // seed, cowns, share of read-only requests, dispatcher, cowns made on two threads in turn
+        { 11, 2, 0.0, BocDispatcher.BocScheduler, false },
+        { 12, 3, 0.3, BocDispatcher.BocScheduler, false },
+        { 13, 2, 0.0, BocDispatcher.ThreadPool, false },
+        { 14, 3, 0.3, BocDispatcher.ThreadPool, false },
+
+        // Threads take cown ids in blocks, so cowns made on two threads in turn get ids out of creation order: the
+        // acquisition order (by id) then differs from the order the cowns were made and are named in.
+        { 15, 3, 0.0, BocDispatcher.BocScheduler, true },
+        { 16, 5, 0.3, BocDispatcher.BocScheduler, true },
     };
 
     [Theory]
     [MemberData(nameof(Races))]
-    public async Task OneAndTwoCownSpawnsFromManyThreads_StayExclusiveOrderedAndLive(int seed, int cownCount, double readShare, BocDispatcher dispatcher)
+    public async Task OneAndTwoCownSpawnsFromManyThreads_StayExclusiveOrderedAndLive(int seed, int cownCount, double readShare, BocDispatcher dispatcher, bool cownsFromTwoThreads)
     {
         const int Spawners = 3;
         const int PerSpawner = 20_000;
-        string context = $"seed={seed} cowns={cownCount} readShare={readShare} dispatcher={dispatcher}";
+        string context = $"seed={seed} cowns={cownCount} readShare={readShare} dispatcher={dispatcher} cownsFromTwoThreads={cownsFromTwoThreads}";
 
         // Plan first (seeded, per spawner), so the run itself only spawns.
         var plans = new (int[] Cowns, bool[] Writes)[Spawners][];
@@ -50,7 +55,10 @@ public sealed class SpawnPathTests(ITestOutputHelper output)
         int total = Spawners * PerSpawner;
         var clock = new LogicalClock();
         var (spawnStart, spawnEnd, start, end, runs) = (new long[total], new long[total], new long[total], new long[total], new int[total]);
-        var cowns = Enumerable.Range(0, cownCount).Select(_ => new Cown<int[]>(new int[1])).ToArray();
+        Cown<int[]>[] cowns = cownsFromTwoThreads
+            ? CownIdTests.MakeInTurns(cownCount, () => new Cown<int[]>(new int[1]))
+            : Enumerable.Range(0, cownCount).Select(_ => new Cown<int[]>(new int[1])).ToArray();
+        output.WriteLine($"{context}: cown ids {string.Join(", ", cowns.Select(c => c.Id))}");
 
         // Not `await using`: after a deadlock, disposal would drain forever and hang the run instead of failing it.
         var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
