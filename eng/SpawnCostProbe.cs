@@ -9,6 +9,7 @@
 //   2 cowns, 1 busy   When(hub, a[i])            every pair shares one cown (Fork-Join Create's (Master, worker))
 //   new cown          new Cown(...)              no spawn: what making a cown costs
 //   FJC full          Fork-Join Create's full loop: a new cown, a one-cown spawn on it, a (hub, cown) spawn
+//   FJC full, two loops   the same spawns as two loops: every cown and its compute first, then every join
 //   FJC actor         its actor loop: a new cown and a one-cown spawn on it, whose body spawns on the hub
 // The kinds alternate in blocks of --rounds floods each, the order rotated every block (alternating in one process has
 // an order bias: benchmarks/README.md).
@@ -61,6 +62,7 @@ Cown<Cell>[] a = Enumerable.Range(0, N).Select(_ => new Cown<Cell>(new Cell())).
 Cown<Cell>[] b = Enumerable.Range(0, N).Select(_ => new Cown<Cell>(new Cell())).ToArray();
 Cown<Cell>[] c = Enumerable.Range(0, N).Select(_ => new Cown<Cell>(new Cell())).ToArray();
 var hub = new Cown<Cell>(new Cell());
+var fresh = new Cown<Cell>[N];
 var countdown = new CountdownEvent(1);
 var kinds = new Kind[]
 {
@@ -114,6 +116,20 @@ var kinds = new Kind[]
             var worker = new Cown<Cell>(new Cell());
             runtime.When(worker, static w => w.Value++);
             runtime.When(hub, worker, static (_, _, d) => d.Signal(), countdown);
+        }
+    }),
+    new("FJC full, two loops", 1, () =>
+    {
+        for (int i = 0; i < N; i++)
+        {
+            var worker = new Cown<Cell>(new Cell());
+            fresh[i] = worker;
+            runtime.When(worker, static w => w.Value++);
+        }
+
+        for (int i = 0; i < N; i++)
+        {
+            runtime.When(hub, fresh[i], static (_, _, d) => d.Signal(), countdown);
         }
     }),
     new("FJC actor", 1, () =>
