@@ -17,7 +17,8 @@
 //   dotnet run -c Release eng/SpawnCostProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N] [--only KIND;...]
 //
 // Prints, per kind, the producer's loop per spawn call and the whole flood per spawn call (medians over blocks, min-max);
-// then each kind's loop against "1 cown" and against "2 x 1 cown", per block (median).
+// then each kind's loop against "1 cown" (always run) and against "2 x 1 cown" (NaN when --only leaves it out), per
+// block (median).
 
 using System.Diagnostics;
 using System.Globalization;
