@@ -3,7 +3,7 @@ using Boc.Diagnostics;
 namespace Boc;
 
 // Atomic batches: the admission and acceptance of a batch as a whole; the enqueue itself is Behaviour.EnqueueBatch
-// ("Batches" in Behaviour.cs). Separate from Spawn, so that the ordinary spawn path carries nothing for batches.
+// (Protocol/Behaviour.Batch.cs). Separate from Spawn, so that the ordinary spawn path carries nothing for batches.
 public sealed partial class BocRuntime
 {
     /// <summary>

@@ -7,7 +7,7 @@ namespace Boc;
 /// </summary>
 /// <remarks>
 /// User code never derives from this class; create cowns with <see cref="Cown{T}"/>. The non-generic type exists
-/// so that the runtime's protocol (see <c>Behaviour.cs</c>) can treat cowns of every state type alike.
+/// so that the runtime's protocol (see <c>Protocol/Behaviour.cs</c>) can treat cowns of every state type alike.
 /// </remarks>
 [StructLayout(LayoutKind.Explicit)]
 public abstract class Cown
@@ -40,7 +40,7 @@ public abstract class Cown
     // 64-byte line can hold both a byte of the first group (bytes 0-15) and a byte of the queue's fields.
     private const int QueueOffset = 72;
 
-    // ---- Protocol state. Only Behaviour.cs reads or writes these; the comments there say why each access is safe.
+    // ---- Protocol state. Only the protocol files (Protocol/Behaviour.*.cs, Appending/Behaviour.Appending.cs) read or write these; their comments say why each access is safe.
 
     /// <summary>The behaviour most recently enqueued on this cown, or null when its queue is empty.</summary>
     [FieldOffset(QueueOffset)]

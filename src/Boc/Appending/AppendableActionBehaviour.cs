@@ -4,7 +4,7 @@ namespace Boc;
 
 /// <summary>
 /// The behaviour of a plain fire-and-forget <c>When</c> on one cown (a write or a read) with a synchronous body, which
-/// takes appended bodies ("Appending" in <c>Behaviour.cs</c>). A flood of such spawns on a busy cown becomes a few of these,
+/// takes appended bodies (<c>Appending/Behaviour.Appending.cs</c>). A flood of such spawns on a busy cown becomes a few of these,
 /// each carrying up to <see cref="Behaviour.MaxAppended"/> more bodies, run in order before the cown is released.
 /// </summary>
 internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviour
@@ -55,7 +55,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
             return null;
         }
 
-        return RunWithAppended(cownState, appended);
+        return RunOwnThenAppended(new AppendedRun(this, cownState, Unsafe.As<AppendedBody[]>(AppendedBodies)!), appended);
     }
 
     protected override void Recycle(BocThread thread)
@@ -66,64 +66,14 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
         BehaviourPool<AppendableActionBehaviour<T1, TState>>.Return(this, thread);
     }
 
-    /// <summary>
-    /// Runs the behaviour's own body, then the <paramref name="appended"/> appended ones in order. A failing body does
-    /// not stop the others (each was a spawn of its own). Returns null, or, if the run yielded ("Yielding" in
-    /// <c>Behaviour.cs</c>), the task that completes when the rest has run.
-    /// </summary>
-    private Task? RunWithAppended(T1 cownState, int appended)
-    {
-        Exception? own = null;
-        try
-        {
-            RunBody(_body!, cownState, _state!);
-        }
-#pragma warning disable CA1031 // Reported: rethrown by FinishAppended, after the appended bodies ran.
-        catch (Exception e)
-#pragma warning restore CA1031
-        {
-            own = e;
-        }
-
-        return RunAppended(0, appended, 0, own);
-    }
-
-    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own)
-    {
-        T1 cownState = Unsafe.As<T1>(OnlyCown.State);
-        AppendedBody[] bodies = Unsafe.As<AppendedBody[]>(AppendedBodies)!;
-        long start = StartAppendedRun(from, appended);
-        for (int i = from; i < appended; i++)
-        {
-            ref AppendedBody entry = ref bodies[i];
-            try
-            {
-                RunBody(entry.Body, cownState, entry.State);
-            }
-#pragma warning disable CA1031 // Reported after the release (Deliver), as a fire-and-forget failure is.
-            catch (Exception e)
-#pragma warning restore CA1031
-            {
-                KeepAppendedFailure(e);
-                failed++;
-            }
-
-            // Let the pooled object hold no body or state.
-            entry = default;
-            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, i + 1, appended, failed, own) is { } rest)
-            {
-                return rest;
-            }
-        }
-
-        FinishAppended(appended, failed, own);
-        return null;
-    }
+    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own) =>
+        RunAppended(new AppendedRun(this, Unsafe.As<T1>(OnlyCown.State), Unsafe.As<AppendedBody[]>(AppendedBodies)!), from, appended, failed, own);
 
     /// <summary>
-    /// Runs one body of <see cref="RunWithAppended"/>, in a frame of its own. That method is one compiled copy for every
-    /// body of this class with the same type arguments (all the stages of a pipeline, say), and dynamic PGO may inline the
-    /// body that dominated its profile into it. Compiled there, a hot numeric loop in that body kept its accumulator on
+    /// Runs one body of a run with appended bodies, in a frame of its own. The shared loop
+    /// (<c>AppendableBehaviour.RunAppended</c>) is one compiled copy for every body of this class with the same type
+    /// arguments (all the stages of a pipeline, say), and dynamic PGO may inline the body that dominated its profile
+    /// into it. Compiled there, a hot numeric loop in that body kept its accumulator on
     /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran 5.1 s instead of 1.4-1.7 s, in 9 of
     /// 10 processes (benchmarks/README.md, "Filterbank's slow mode"). Moving the loop over the bodies out of the try
     /// region did not help (6 of 6 slow); this frame did (16 of 16 fast, 4 of them with the tail's own body here too). The
@@ -138,5 +88,19 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
     {
         public readonly Action<T1, TState> Body = body;
         public readonly TState State = state;
+    }
+
+    /// <summary>This class's bodies as the shared loop runs them (a struct, so the loop's calls are direct).</summary>
+    private readonly struct AppendedRun(AppendableActionBehaviour<T1, TState> owner, T1 cownState, AppendedBody[] bodies) : IAppendedRun
+    {
+        public void RunOwn() => RunBody(owner._body!, cownState, owner._state!);
+
+        public void Run(int index)
+        {
+            ref AppendedBody entry = ref bodies[index];
+            RunBody(entry.Body, cownState, entry.State);
+        }
+
+        public void Clear(int index) => bodies[index] = default;
     }
 }

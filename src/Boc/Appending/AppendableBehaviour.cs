@@ -3,11 +3,37 @@ using System.Runtime.ExceptionServices;
 
 namespace Boc;
 
+// =====================================================================================================================
+// Yielding (AppendableBehaviour.TryYield and RunRest). A run of up to 32 bodies holds its worker for all of them,
+// which is what a flood of cheap messages wants, but not a flood of long ones: Savina's Recursive Matrix
+// Multiplication appends 8 ms leaves, 32 to a run, onto five chains, and with two workers the chains took turns
+// only every quarter second, so one chain ran on alone at the end (benchmarks/README.md, "Long floods take
+// turns"). So on a BocScheduler worker, after every 8th appended body, the runner looks at the coarse clock
+// (Environment.TickCount64): once the run has lasted the scheduler's AppendedRunSliceMilliseconds (10 ms) and other
+// work waits anywhere in the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count,
+// failures so far, the own body's failure) in a record kept with the pooled object, queues the record at the back
+// of the inbox (BocScheduler.EnqueueYielded), and returns to Run an unfinished task instead of finishing. Run
+// treats it as an asynchronous body: the cowns stay held until the task completes. Whichever worker takes the
+// record runs the remaining bodies (and may yield again), counts them out, and completes the task; its
+// continuation finishes the behaviour (release, failures, count) as for any asynchronous body.
+// Why it keeps the guarantees: the behaviour holds every cown from its first body to its release, with or without
+// yields, so nothing else runs on its cowns in between, and the remaining bodies run in index order after the
+// earlier ones (the inbox's enqueue is a release of the record and of everything the bodies so far wrote, and the
+// taking worker's dequeue an acquire, so its bodies see all of it, on ARM64 as on x64). Nothing
+// is lost or run twice: the record is queued exactly once per yield and taken exactly once, the word was closed
+// before the first body, and each body's entry is cleared after it runs. The counts are as without a yield (each
+// appended body counted out once, in FinishAppended, before the release). A yield only delays the rest of a run
+// behind work that waited, so no bound in items gets longer: the rest is one more item, queued behind the others.
+// Cost: two clock reads per run of short bodies (the check after the 8th body turns the later ones off when the
+// clock has not moved since the run started), and nothing on runs too short to reach a check. Not on the thread
+// pool (no queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.
+// =====================================================================================================================
+
 /// <summary>
-/// Base of the behaviour classes that take appended bodies ("Appending" in <c>Behaviour.cs</c>): the plain
+/// Base of the behaviour classes that take appended bodies (<c>Appending/Behaviour.Appending.cs</c>): the plain
 /// fire-and-forget <c>When</c> on one cown (<see cref="AppendableActionBehaviour{T1, TState}"/>) and on two
 /// (<see cref="AppendablePairBehaviour{T1, T2, TState}"/>). It holds the append word, which no other behaviour pays for
-/// (every step on the word is in <c>Behaviour.cs</c>, next to the argument for it).
+/// (every step on the word is in <c>Behaviour.Appending.cs</c>, next to the argument for it).
 /// </summary>
 internal abstract class AppendableBehaviour : FireAndForgetBehaviour
 {
@@ -56,7 +82,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     }
 
     // -----------------------------------------------------------------------------------------------------------------
-    // Yielding ("Yielding" in Behaviour.cs): a run of appended bodies that has lasted a slice while other work waits
+    // Yielding (the top of this file): a run of appended bodies that has lasted a slice while other work waits
     // stops between two bodies, and the rest runs later, from the inbox, still holding the cowns.
     // -----------------------------------------------------------------------------------------------------------------
 
@@ -77,6 +103,76 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     /// yield instead (<see cref="TryYield"/>): it then returns the task that completes when the rest has run.
     /// </summary>
     private protected abstract Task? RunAppended(int from, int appended, int failed, Exception? own);
+
+    /// <summary>
+    /// The bodies of one appendable class, as the shared loop (<see cref="RunAppended{TRun}"/>) runs them. Implemented by
+    /// a struct per class, so that the loop, compiled per class, calls them directly: each body still runs in a frame of
+    /// its own (see <c>AppendableActionBehaviour.RunBody</c> for why).
+    /// </summary>
+    private protected interface IAppendedRun
+    {
+        /// <summary>Runs the behaviour's own body.</summary>
+        void RunOwn();
+
+        /// <summary>Runs appended body <paramref name="index"/>.</summary>
+        void Run(int index);
+
+        /// <summary>Clears the entry of appended body <paramref name="index"/>, so the pooled object holds no body or state.</summary>
+        void Clear(int index);
+    }
+
+    /// <summary>
+    /// Runs the behaviour's own body, then the <paramref name="appended"/> appended ones in order. A failing body does
+    /// not stop the others (each was a spawn of its own). Returns null, or, if the run yielded ("Yielding" at the top of
+    /// this file), the task that completes when the rest has run.
+    /// </summary>
+    private protected Task? RunOwnThenAppended<TRun>(TRun run, int appended)
+        where TRun : struct, IAppendedRun
+    {
+        Exception? own = null;
+        try
+        {
+            run.RunOwn();
+        }
+#pragma warning disable CA1031 // Reported: rethrown by FinishAppended, after the appended bodies ran.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            own = e;
+        }
+
+        return RunAppended(run, 0, appended, 0, own);
+    }
+
+    /// <summary>The loop of <see cref="RunAppended(int, int, int, Exception?)"/>, written once for every appendable class.</summary>
+    private protected Task? RunAppended<TRun>(TRun run, int from, int appended, int failed, Exception? own)
+        where TRun : struct, IAppendedRun
+    {
+        long start = StartAppendedRun(from, appended);
+        for (int i = from; i < appended; i++)
+        {
+            try
+            {
+                run.Run(i);
+            }
+#pragma warning disable CA1031 // Reported after the release (Deliver), as a fire-and-forget failure is.
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                KeepAppendedFailure(e);
+                failed++;
+            }
+
+            run.Clear(i);
+            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, i + 1, appended, failed, own) is { } rest)
+            {
+                return rest;
+            }
+        }
+
+        FinishAppended(appended, failed, own);
+        return null;
+    }
 
     /// <summary>
     /// The clock at the start of a run of appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1,

@@ -2,9 +2,34 @@ using System.Runtime.CompilerServices;
 
 namespace Boc;
 
+// =====================================================================================================================
+// Pairs (BocRuntime.SpawnPair; AppendablePairBehaviour). A flood on one pair of cowns (an outside producer feeding each
+// worker cown together with its partner, as Logistic Map's full variant does) pays a whole two-cown spawn per message
+// otherwise: a sort, two Exchanges and two links on the spawner's core, two countdown decrements on the runner's. So a
+// plain fire-and-forget `When(c1, c2, body)` that writes both cowns may be appended, with the same word and the same
+// steps, to a behaviour of its class that is at the tail of both queues and writes exactly c1 and c2, named in that
+// order (an appended body takes the states in the order its spawn named them).
+//   * Opening. The general Enqueue opens a pair's word after its phase 1, before it resolves its extra countdown unit (so
+//     before anything can run it), and only if phase 1 found one behaviour as the predecessor on both cowns: a flood on
+//     this pair is under way. Behind two different behaviours no spawn could append (both tails must be one behaviour),
+//     and a pair that found its queues empty runs at once; neither pays the close. Not behind the body running on the
+//     spawning thread, as for one cown. A pair that reads a cown, or names one cown twice, never opens.
+//   * Appending. The appender reads Cown.Last on c1, then on c2, and must find the same behaviour on both; then the
+//     claim, as for one cown, checking (after the word) that the behaviour's two slots are writes of c1 and c2 in
+//     argument order, on its runtime.
+//   * Order. On each cown, the argument for one cown holds as it stands: the appender found the tail on that cown's
+//     Last, so every spawn that happens-before the append is queued ahead of the tail there, and every spawn the append
+//     happens-before is queued behind it (or appended later). The appended body takes the tail's place on both queues at
+//     once, and the tail's places are consistent (phase 1 put it on both in id order, behind its predecessors), so no two
+//     behaviours end up ordered one way on c1 and the other on c2. If the tail ran and its object was reused between the
+//     appender's reads of Last and its CAS, the generation fails the CAS, or the new life is a pair on exactly c1 and c2
+//     whose word opened after its phase 1: then every spawn that happens-before the append is still ahead of it (its
+//     Exchanges came before the appender's reads), and the spawns after the appender's reads are concurrent with it.
+// =====================================================================================================================
+
 /// <summary>
 /// The behaviour of a plain fire-and-forget <c>When</c> on two cowns with a synchronous body, which takes appended
-/// bodies when both cowns are written ("Appending" in <c>Behaviour.cs</c>, pairs): a flood of such spawns on one busy pair
+/// bodies when both cowns are written (the top of this file, and <c>Behaviour.Appending.cs</c>): a flood of such spawns on one busy pair
 /// (an outside producer feeding a worker and its partner) becomes a few of these, each carrying up to
 /// <see cref="Behaviour.MaxAppended"/> more bodies, run in order before the cowns are released.
 /// </summary>
@@ -69,7 +94,7 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
             return null;
         }
 
-        return RunWithAppended(firstState, secondState, appended);
+        return RunOwnThenAppended(new AppendedRun(this, firstState, secondState, Unsafe.As<AppendedBody[]>(AppendedBodies)!), appended);
     }
 
     protected override void Recycle(BocThread thread)
@@ -80,60 +105,13 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
         BehaviourPool<AppendablePairBehaviour<T1, T2, TState>>.Return(this, thread);
     }
 
-    /// <summary>
-    /// Runs the behaviour's own body, then the <paramref name="appended"/> appended ones in order. A failing body does
-    /// not stop the others (each was a spawn of its own). Returns null, or, if the run yielded ("Yielding" in
-    /// <c>Behaviour.cs</c>), the task that completes when the rest has run.
-    /// </summary>
-    private Task? RunWithAppended(T1 firstState, T2 secondState, int appended)
-    {
-        Exception? own = null;
-        try
-        {
-            RunBody(_body!, firstState, secondState, _state!);
-        }
-#pragma warning disable CA1031 // Reported: rethrown by FinishAppended, after the appended bodies ran.
-        catch (Exception e)
-#pragma warning restore CA1031
-        {
-            own = e;
-        }
-
-        return RunAppended(0, appended, 0, own);
-    }
-
-    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own)
-    {
-        T1 firstState = Unsafe.As<T1>(PairCown(second: false).State);
-        T2 secondState = Unsafe.As<T2>(PairCown(second: true).State);
-        AppendedBody[] bodies = Unsafe.As<AppendedBody[]>(AppendedBodies)!;
-        long start = StartAppendedRun(from, appended);
-        for (int i = from; i < appended; i++)
-        {
-            ref AppendedBody entry = ref bodies[i];
-            try
-            {
-                RunBody(entry.Body, firstState, secondState, entry.State);
-            }
-#pragma warning disable CA1031 // Reported after the release (Deliver), as a fire-and-forget failure is.
-            catch (Exception e)
-#pragma warning restore CA1031
-            {
-                KeepAppendedFailure(e);
-                failed++;
-            }
-
-            // Let the pooled object hold no body or state.
-            entry = default;
-            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, i + 1, appended, failed, own) is { } rest)
-            {
-                return rest;
-            }
-        }
-
-        FinishAppended(appended, failed, own);
-        return null;
-    }
+    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own) =>
+        RunAppended(
+            new AppendedRun(this, Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), Unsafe.As<AppendedBody[]>(AppendedBodies)!),
+            from,
+            appended,
+            failed,
+            own);
 
     /// <summary>Runs one body in a frame of its own (see <c>AppendableActionBehaviour.RunBody</c> for why).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -144,5 +122,19 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
     {
         public readonly Action<T1, T2, TState> Body = body;
         public readonly TState State = state;
+    }
+
+    /// <summary>This class's bodies as the shared loop runs them (a struct, so the loop's calls are direct).</summary>
+    private readonly struct AppendedRun(AppendablePairBehaviour<T1, T2, TState> owner, T1 firstState, T2 secondState, AppendedBody[] bodies) : IAppendedRun
+    {
+        public void RunOwn() => RunBody(owner._body!, firstState, secondState, owner._state!);
+
+        public void Run(int index)
+        {
+            ref AppendedBody entry = ref bodies[index];
+            RunBody(entry.Body, firstState, secondState, entry.State);
+        }
+
+        public void Clear(int index) => bodies[index] = default;
     }
 }

@@ -2,7 +2,7 @@ using Boc.Diagnostics;
 
 namespace Boc;
 
-// The spawn side of appending ("Appending" in Behaviour.cs): a one-cown write or read, or a two-cown write, from a plain
+// The spawn side of appending (Behaviour.Appending.cs): a one-cown write or read, or a two-cown write, from a plain
 // fire-and-forget When may ride in the behaviour at its cowns' tail instead of enqueuing a behaviour of its own.
 public sealed partial class BocRuntime
 {
@@ -32,7 +32,7 @@ public sealed partial class BocRuntime
     /// <summary>
     /// The two-cown, synchronous, fire-and-forget spawn (<c>When(c1, c2, body)</c> and <c>When(c1, c2, body, state)</c>,
     /// and their <c>TryWhen</c> forms), already admitted: appended to the behaviour at the tail of both cowns if it is
-    /// one behaviour of this class that writes both and can take it ("Appending" in Behaviour.cs, pairs), else enqueued
+    /// one behaviour of this class that writes both and can take it (AppendablePairBehaviour.cs), else enqueued
     /// as a behaviour of its own.
     /// </summary>
     internal void SpawnPair<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)

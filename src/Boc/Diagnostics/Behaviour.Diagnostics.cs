@@ -7,7 +7,7 @@ using Boc.Diagnostics;
 namespace Boc;
 
 // Metrics and tracing state carried by a behaviour, and the best-effort queue dump for debugging. Nothing here takes
-// part in the protocol (Behaviour.cs): the hooks only read the behaviour's own fields, and the queue dump only reads.
+// part in the protocol (Protocol/): the hooks only read the behaviour's own fields, and the queue dump only reads.
 internal abstract partial class Behaviour
 {
     // Kept small on purpose: every behaviour carries these fields, and they fit in the padding the base class had

@@ -1,7 +1,7 @@
 namespace Boc.Dispatch;
 
 /// <summary>
-/// Runs behaviours that hold all their cowns. The protocol (<c>Behaviour.cs</c>) decides <em>when</em> a behaviour
+/// Runs behaviours that hold all their cowns. The protocol (<c>Protocol/</c>) decides <em>when</em> a behaviour
 /// may run; a dispatcher decides <em>where</em>. Implementations must never run a behaviour inline in
 /// <see cref="Dispatch"/>: it is called while cowns are being released, and running a body there would nest
 /// behaviours on the releasing thread's stack.

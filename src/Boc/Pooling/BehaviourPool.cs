@@ -11,7 +11,7 @@ namespace Boc;
 /// </summary>
 /// <remarks>
 /// <para>
-/// A behaviour is returned only when nothing can reach it any more; <c>Behaviour.cs</c> ("Reuse") gives the argument.
+/// A behaviour is returned only when nothing can reach it any more; <c>Behaviour.Reuse.cs</c> ("Reuse") gives the argument.
 /// The pool itself never hands one object to two renters: the thread cache is private, and the shared store moves
 /// objects under its lock.
 /// </para>

@@ -2,7 +2,62 @@ using Boc.Diagnostics;
 
 namespace Boc;
 
-// Withdrawal of a cancellable behaviour: the canceller's side of the protocol ("Cancellation" in Behaviour.cs).
+// =====================================================================================================================
+// Withdrawal of a cancellable behaviour: the canceller's side of the protocol.
+//
+// Cancellation (WhenAsync(..., CancellationToken); BehaviourCancellation.cs, CancellationRequest.cs). A spawn whose
+// token can be canceled gets a CancellationRequest (Behaviour.Cancellation; null otherwise, and then no step below
+// does more than read that field). Its state word goes Pending -> Started (CAS in Run, before the body) or Pending ->
+// Withdrawn (CAS by the token callback, "the canceller"); exactly one wins, so a behaviour either runs entirely or is
+// withdrawn, and its awaitable says which (a BehaviourWithdrawnException, an OperationCanceledException with the
+// token). A Started behaviour is plain from then on: the canceller touches nothing but the request, and the body can
+// read the token (Behaviours.CurrentCancellationToken). A token canceled already, or canceled while the spawn waits for
+// room on a full runtime (BocRuntime.Admit(CancellationToken) then returns false having counted nothing), completes the
+// awaitable at once (CompleteUnspawned) and enqueues nothing: there is no queue state to undo. Otherwise the callback is registered only after Enqueue has returned, so the canceller never meets
+// a spawner in phase 1 or 2: every slot is Scheduled and the spawner's own countdown unit is resolved.
+//   A withdrawn behaviour keeps its place in every queue, and the turn still travels through it, so the order among
+// the other behaviours is the one they would have had with it. What changes is what it does with a turn. Per slot, one
+// more pair of bits arbitrates who passes it on, like Granted/Scheduled for readers: the canceller sets Withdrawn on
+// each slot (after winning the state word); the deliverer sets a bit when the turn has become the behaviour's:
+//   * a writer: Held, set where it would resolve its unit, i.e. holding the turn with no active readers (Hold: from
+//     GrantWrite, from the last leaving reader, and, as plain writes, by the spawner when it took the turn from an
+//     empty queue; no canceller exists then). A writer still waiting for readers (registered as Cown.PendingWriter with
+//     WriterWaiting set) has not set Held, so the canceller leaves it alone and it keeps waiting: passing the turn on
+//     from there would let a successor writer take the turn while GrantWrite's invariant says the holder waits. If the
+//     turn arrives after Withdrawn is set (GrantWrite sees the bit first), the writer does not wait for readers at all:
+//     it needs no exclusivity, and a writer behind it still waits for them through ReadState.
+//     Whoever sets the second of {Held, Withdrawn} passes the turn on (PassOn + Grant): exactly once.
+//   * a reader: Granted, set after it counted itself in, as before; its turn is passed on by the Granted/Scheduled
+//     hand-over as always (Scheduled is set, so the deliverer passes it on at once). What is left to arbitrate is its
+//     count in ReadState: whoever sets the second of {Granted, Withdrawn} counts it out (LeaveRead), exactly once. The
+//     deliverer counts in before setting Granted, so the canceller never counts out a reader that is not counted in.
+//     (The one-cown path sets Granted too when it counts a reader in from an empty queue.)
+// The deliverer resolves the slot's countdown unit whether or not the behaviour was withdrawn, after passing the turn
+// on if it was (once resolved, the behaviour may complete and be pooled, so the slot is read before). So the countdown
+// still reaches zero exactly once, when every slot has received the turn; by then every slot has been passed on or
+// is held and will be passed on by the canceller. The behaviour is dispatched; Run loses the CAS and joins.
+// Completion of a withdrawal is a join of two: the canceller, once it has marked every slot (passing on the turns
+// already held), and Run, reached when every slot has received the turn. The second completes it: the awaitable fails
+// with BehaviourWithdrawnException, the pending count counts it finished, and the behaviour goes back to the pool.
+//   Why it is correct:
+//   * Exactly one pass per slot: the bit pairs above; a writer slot whose turn never arrives has no pass to make.
+//   * No use of a pooled behaviour: the canceller touches the behaviour only after winning Pending -> Withdrawn, and
+//     then the body never runs, so the behaviour completes only through the join, which waits for the canceller. A
+//     deliverer touches a slot only before resolving its unit, and the join waits for the countdown. A callback that
+//     fires late (the behaviour ran and was pooled, even reused) finds the request's state decided and stops: the
+//     request is a fresh object per spawn, never pooled, and is unregistered when the behaviour completes (the
+//     spawner or the completer unregisters, whichever is later, through one Exchange). The spawner touches only the
+//     request after Enqueue; the behaviour cannot be pooled before that, since the awaiter holds half of it and gets
+//     its awaitable only when WhenAsync returns.
+//   * Order among the rest: the queues are unchanged, and a withdrawn request passes the turn on only after it
+//     arrives, i.e. after every earlier writer on that cown has finished; readers ahead that still run keep their
+//     count, so a later writer still waits for them. So whatever the turn could reach before, it reaches in the same
+//     order, only sooner.
+//   * Deadlock freedom: the canceller waits only in PassOn, for a spawner linking behind a Scheduled slot, as Finish
+//     does; a withdrawn writer waiting for readers waits for bodies that are running. A withdrawn slot never waits for
+//     the behaviour's other cowns, so it adds no waits-for edge between cowns.
+// =====================================================================================================================
+
 internal abstract partial class Behaviour
 {
     /// <summary>Gets the token of the behaviour whose body is running in the current flow, or none.</summary>

@@ -1,7 +1,7 @@
 namespace Boc;
 
 // Read-only views of a behaviour's requests for Boc.Testing's schedule traces ("which behaviour on which cowns ran").
-// Kept apart from the protocol in Behaviour.cs: nothing here changes state.
+// Kept apart from the protocol files: nothing here changes state.
 internal abstract partial class Behaviour
 {
     /// <summary>Gets how many cowns the behaviour requests (after duplicates were merged, once it was enqueued).</summary>

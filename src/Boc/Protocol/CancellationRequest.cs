@@ -4,7 +4,7 @@ namespace Boc;
 /// The cancellation of one spawn: the behaviour-level state word (Pending, then Started or Withdrawn), the join of the
 /// canceller with the behaviour's dispatch, and the token registration. A new object per cancellable spawn, never
 /// pooled: a token callback can fire at any moment, even after the behaviour went back to its pool, and then it touches
-/// only this object (see "Cancellation" in Behaviour.cs).
+/// only this object (see Behaviour.Cancellation.cs).
 /// </summary>
 internal sealed class CancellationRequest
 {

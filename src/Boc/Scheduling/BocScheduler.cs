@@ -10,7 +10,7 @@ namespace Boc;
 
 // =====================================================================================================================
 // How the workers share work, and why nothing is lost, run twice, or left asleep. (The BoC protocol itself, which
-// decides when a behaviour is ready, is in Behaviour.cs; this file only runs ready work.)
+// decides when a behaviour is ready, is in Protocol/; this file only runs ready work.)
 //
 // Where an item can be, and who may take it from there:
 //   * Worker.Next - the next slot. Filled only by its owner (Dispatch on a worker: a behaviour made ready there runs
@@ -45,7 +45,7 @@ namespace Boc;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
 //   * a behaviour running appended bodies (a flood's batch, up to 32 bodies in one item) offers its worker, between two
 //     bodies, once it has run for AppendedRunSliceMilliseconds while other work waits: the rest of its run goes to the
-//     back of the inbox (EnqueueYielded; Behaviour.cs, "Yielding" has why that keeps every guarantee).
+//     back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every guarantee).
 //
 // Parking without a lost wake-up (see WakeOne for the store/load pairs):
 //   * an idle worker first spins, if fewer than _maxSpinning (half the workers) already do, looking at every queue;
@@ -128,7 +128,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
     /// <summary>
     /// <see cref="Thread.SpinWait(int)"/> iterations in one poll interval of a runner's hold on a flood's tail that is
-    /// still filling (<c>Behaviour.cs</c>, "Holding a filling tail"): about 1.4 µs on the 2-vCPU benchmark machine,
+    /// still filling (<c>Behaviour.Appending.cs</c>, "Holding a filling tail"): about 1.4 µs on the 2-vCPU benchmark machine,
     /// where a body that floods a cown appends 30 to 60 bodies in that time. A shorter interval ends the hold on a
     /// spawner's brief stall; a longer one makes the runner wait longer for a spawner that has finished.
     /// </summary>
@@ -136,7 +136,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 
     /// <summary>
     /// How long, in milliseconds, a behaviour may run appended bodies before it offers its worker to waiting work
-    /// between two of them (<c>Behaviour.cs</c>, "Yielding"); see <see cref="AppendedRunSliceMilliseconds"/>.
+    /// between two of them (<c>AppendableBehaviour.cs</c>, "Yielding"); see <see cref="AppendedRunSliceMilliseconds"/>.
     /// </summary>
     internal const int DefaultAppendedRunSliceMilliseconds = 10;
 
@@ -437,7 +437,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     }
 
     /// <summary>
-    /// Queues the rest of a yielded run of appended bodies (<c>Behaviour.cs</c>, "Yielding") at the back of the inbox,
+    /// Queues the rest of a yielded run of appended bodies (<c>AppendableBehaviour.cs</c>, "Yielding") at the back of the inbox,
     /// and wakes a worker if one sleeps.
     /// </summary>
     /// <remarks>
@@ -788,7 +788,7 @@ public sealed class BocScheduler : TaskScheduler, IDispatcher, IDisposable
     /// <summary>
     /// Whether anything other than <paramref name="self"/>'s current item is waiting to run in this scheduler: its next
     /// slot, any worker's queue, or the inbox. A hint, read without fences: it ends a runner's hold on a filling tail
-    /// (<c>Behaviour.cs</c>, "Holding a filling tail") as soon as some core could be given other work, and a wrong
+    /// (<c>Behaviour.Appending.cs</c>, "Holding a filling tail") as soon as some core could be given other work, and a wrong
     /// answer costs only one poll interval of that hold, or the hold.
     /// </summary>
     internal bool HasOtherWork(Worker self) => Volatile.Read(ref self.Next) is not null || HasQueuedWork();

@@ -1,0 +1,191 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using Boc.Dispatch;
+
+namespace Boc;
+
+internal abstract partial class Behaviour
+{
+    // ---------------------------------------------------------------------------------------------------------------
+    // Run and complete
+    // ---------------------------------------------------------------------------------------------------------------
+
+    void IThreadPoolWorkItem.Execute() => Run(BocThread.Current);
+
+    /// <summary>
+    /// Runs the body on the current thread, then completes (now, or when an asynchronous body finishes).
+    /// <paramref name="thread"/> is the calling thread's <see cref="BocThread"/>: a <see cref="BocScheduler"/> worker
+    /// passes its own, looked up once, and a synchronous body's release uses it too.
+    /// </summary>
+    internal void Run(BocThread thread)
+    {
+        AssertLive();
+        if (Cancellation is { } cancellation && !cancellation.TryStart())
+        {
+            // Withdrawn: every slot has been (or is being) passed on instead; join the canceller ("Cancellation").
+            cancellation.Join();
+            return;
+        }
+
+        Task? task;
+        _started = true;
+
+        // Metrics and tracing (Behaviour.Diagnostics.cs): only if something was captured at spawn.
+        Activity? ambient = _spawnMicros != 0 || _traced ? OnBodyStarting() : null;
+        // The thread's object is fixed for the thread's lifetime, and this method runs on one thread until it returns.
+        ref Behaviour? running = ref thread.Running;
+        Behaviour? outer = running;
+        running = this;
+        try
+        {
+            task = InvokeBody();
+        }
+        catch (Exception e)
+        {
+            running = outer;
+            Finish(e, null, thread);
+            return;
+        }
+
+        running = outer;
+        if (_traced)
+        {
+            LeaveSpanOnThisThread(ambient);
+        }
+
+        if (task is null || task.IsCompleted)
+        {
+            Finish(ErrorOf(task), task, thread);
+            return;
+        }
+
+        // Asynchronous body: keep the cowns until its task completes. ConfigureAwait(false): the release work must
+        // not be posted to a captured context (it may be a single-threaded one the caller is blocking). The delegate
+        // is created once per pooled object, not per behaviour.
+        BehaviourExtras extras = _extras ??= new BehaviourExtras();
+        BodyTaskCompletion completion = extras.BodyTask ??= new BodyTaskCompletion(this);
+        completion.Task = task;
+        // (Under Boc.Testing the runtime asks for the captured context instead: the controlled run's, which queues the
+        // release as a step of the run.)
+        task.ConfigureAwait(_runtime!.ContinuesOnCapturedContext).GetAwaiter().UnsafeOnCompleted(completion.OnCompleted);
+    }
+
+
+
+    /// <summary>Finishes a behaviour when its body's task completes; one per pooled object, reused.</summary>
+    private sealed class BodyTaskCompletion
+    {
+        /// <summary>The continuation, created once, so that awaiting a body allocates nothing per behaviour.</summary>
+        internal readonly Action OnCompleted;
+
+        /// <summary>The running body's task; set before the continuation is registered, cleared when it runs.</summary>
+        internal Task? Task;
+
+        private readonly Behaviour _owner;
+
+        internal BodyTaskCompletion(Behaviour owner)
+        {
+            _owner = owner;
+            OnCompleted = Complete;
+        }
+
+        private void Complete()
+        {
+            Task task = Task!;
+            Task = null;
+            _owner.Finish(ErrorOf(task), task, null);
+        }
+    }
+
+    /// <summary>
+    /// Releases the cowns, delivers the outcome and counts the behaviour out. <paramref name="thread"/> is the calling
+    /// thread's <see cref="BocThread"/> if the caller has it at hand (a synchronous body's run), else null.
+    /// </summary>
+    private void Finish(Exception? error, Task? bodyTask, BocThread? thread)
+    {
+        // Release first, so the awaiter of a result never observes the cowns still held. Release never runs user
+        // code inline: it only resolves countdowns, and a ready behaviour goes to the dispatcher.
+        int count = _slotCount;
+        for (int i = 0; i < count; i++)
+        {
+            ref Slot slot = ref SlotAt(i);
+            Cown cown = slot.Target;
+            if (slot.IsRead)
+            {
+                LeaveRead(cown);
+                continue;
+            }
+
+            Behaviour? next = PassOn(ref slot);
+            if (next is not null)
+            {
+                Grant(next, cown, thread);
+            }
+        }
+
+        // A token callback may still fire: it finds the request Started and touches nothing (see "Cancellation").
+        Cancellation?.Unregister();
+
+        // Nothing outside reaches this behaviour any more (see "Reuse", Pooling/Behaviour.Reuse.cs). Deliver may hand it to an awaiter,
+        // who returns it to the pool; otherwise it returns here.
+        BocRuntime runtime = _runtime!;
+        OnBodyFinished(runtime, error);
+        runtime.GiveRoomBack();
+        try
+        {
+            if (!Deliver(error, bodyTask))
+            {
+                Recycle(thread ?? BocThread.Current);
+            }
+        }
+        finally
+        {
+            runtime.CountOut(thread);
+        }
+    }
+
+    /// <summary>
+    /// Records the cowns this behaviour held in <paramref name="error"/>'s <see cref="Exception.Data"/> under
+    /// <see cref="BocRuntime.FailedCownsDataKey"/> (slots are still intact: they are cleared only on recycling).
+    /// </summary>
+    protected void AnnotateFailure(Exception error)
+    {
+        var text = new System.Text.StringBuilder();
+        for (int i = 0; i < _slotCount; i++)
+        {
+            if (i > 0)
+            {
+                text.Append(", ");
+            }
+
+            ref Slot slot = ref SlotAt(i);
+            text.Append(slot.Target).Append(slot.IsRead ? " (read)" : " (write)");
+        }
+
+        try
+        {
+            error.Data[BocRuntime.FailedCownsDataKey] = text.ToString();
+        }
+#pragma warning disable CA1031 // A custom exception's Data may refuse the entry; the failure is still reported.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    private static Exception? ErrorOf(Task? task)
+    {
+        if (task is null || task.IsCompletedSuccessfully)
+        {
+            return null;
+        }
+
+        if (task.IsCanceled)
+        {
+            return new TaskCanceledException(task);
+        }
+
+        AggregateException aggregate = task.Exception!;
+        return aggregate.InnerExceptions.Count == 1 ? aggregate.InnerExceptions[0] : aggregate;
+    }
+}
