@@ -384,7 +384,7 @@ public sealed class AppendTests(ITestOutputHelper output)
 
         // A scheduler of the test's own for a zero slice (disposed after the runtime); else the runtime's own dispatcher.
         using BocScheduler? yielding = yieldEveryCheck
-            ? new BocScheduler(Environment.ProcessorCount, stuckCheck: true) { AppendedRunSliceMilliseconds = 0 }
+            ? new BocScheduler(Environment.ProcessorCount, stuckCheck: true) { Floods = { SliceMilliseconds = 0 } }
             : null;
         var runtime = yielding is null
             ? new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher })
@@ -472,10 +472,10 @@ public sealed class AppendTests(ITestOutputHelper output)
 
         List<string> violations = Oracle.Check(accesses);
         Assert.True(violations.Count == 0, $"{context}: {string.Join("; ", violations)}");
-        output.WriteLine($"{context}: {total} behaviours ({producers} producers), {yielding?.YieldedRuns ?? 0} yielded runs");
+        output.WriteLine($"{context}: {total} behaviours ({producers} producers), {yielding?.Floods.YieldedRuns ?? 0} yielded runs");
 
         // Else the row would race nothing it was meant to (with several cowns, some run always finds other work waiting).
-        Assert.True(yielding is null || yielding.YieldedRuns > 0, $"{context}: no run of appended bodies yielded");
+        Assert.True(yielding is null || yielding.Floods.YieldedRuns > 0, $"{context}: no run of appended bodies yielded");
 
         void Body(int id)
         {

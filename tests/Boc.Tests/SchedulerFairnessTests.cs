@@ -376,7 +376,7 @@ public sealed class SchedulerFairnessTests
             }
         });
         appender.Start();
-        scheduler.FloodPollHook = () =>
+        scheduler.Floods.PollHook = () =>
         {
             intervals++;
             ask.Release();
@@ -393,7 +393,7 @@ public sealed class SchedulerFairnessTests
         }
         finally
         {
-            scheduler.FloodPollHook = null;
+            scheduler.Floods.PollHook = null;
             Volatile.Write(ref stop, true);
             ask.Release();
             appender.Join();
@@ -500,7 +500,7 @@ public sealed class SchedulerFairnessTests
     {
         using var scheduler = new BocScheduler(1, stuckCheck: false)
         {
-            AppendedRunSliceMilliseconds = slice == Slice.Zero ? 0 : int.MaxValue,
+            Floods = { SliceMilliseconds = slice == Slice.Zero ? 0 : int.MaxValue },
         };
         await using var runtime = new BocRuntime(new BocRuntimeOptions { UnhandledExceptionHandler = report }, scheduler, scheduler, TimeProvider.System);
         var first = new Cown<Counter>(new Counter());
@@ -555,6 +555,6 @@ public sealed class SchedulerFairnessTests
         Assert.Contains($"+{Behaviour.MaxAppended} appended bodies", first.DescribeQueue(limit: 4), StringComparison.Ordinal);
         release.Set();
         await runtime.WaitForQuiescenceAsync().Guard();
-        return (order.ToList(), scheduler.YieldedRuns);
+        return (order.ToList(), scheduler.Floods.YieldedRuns);
     }
 }

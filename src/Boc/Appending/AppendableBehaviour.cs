@@ -9,7 +9,7 @@ namespace Boc;
 // Multiplication appends 8 ms leaves, 32 to a run, onto five chains, and with two workers the chains took turns
 // only every quarter second, so one chain ran on alone at the end (benchmarks/README.md, "Long floods take
 // turns"). So on a BocScheduler worker, after every 8th appended body, the runner looks at the coarse clock
-// (Environment.TickCount64): once the run has lasted the scheduler's AppendedRunSliceMilliseconds (10 ms) and other
+// (Environment.TickCount64): once the run has lasted its slice (FloodPolicy.SliceMilliseconds, 10 ms) and other
 // work waits anywhere in the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count,
 // failures so far, the own body's failure) in a record kept with the pooled object, queues the record at the back
 // of the inbox (BocScheduler.EnqueueYielded), and returns to Run an unfinished task instead of finishing. Run
@@ -196,7 +196,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     private protected Task? TryYield(ref long start, int next, int appended, int failed, Exception? own)
     {
         BocScheduler scheduler = Runtime.BocSchedulerOrNull!;
-        int slice = scheduler.AppendedRunSliceMilliseconds;
+        int slice = scheduler.Floods.SliceMilliseconds;
         long now = Environment.TickCount64;
         if (now == start && slice > 0)
         {
@@ -224,6 +224,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         rest.Failed = failed;
         rest.Own = own;
         Task task = (rest.Completion ??= new TaskCompletionSource()).Task;
+        scheduler.Floods.CountYield();
         scheduler.EnqueueYielded(rest);
         return task;
     }

@@ -43,7 +43,7 @@ namespace Boc;
 //     every spawn. (Count, one body flooding a counter with a million spawns: besides the one spawn in 32 that finds
 //     the tail full, 3-10% found it started or lost the claim to the close, and a run took 1.5 to 1.6 times as long as
 //     with the hold.) So on a BocScheduler worker, while nothing else is queued anywhere in its scheduler (no core has
-//     other work to give this one), the runner first waits one poll interval at a time (BocScheduler.FloodPollSpins),
+//     other work to give this one), the runner first waits one poll interval at a time (FloodPolicy.PollSpins),
 //     as long as each interval brings at least one more appended body; it stops when one does not, when the word is
 //     full, or when work is queued.
 //     It changes nothing that the argument relies on: the hold comes before the close, so the word, the claims and the
@@ -270,8 +270,8 @@ internal abstract partial class Behaviour
                 break;
             }
 
-            scheduler.FloodPollHook?.Invoke();
-            Thread.SpinWait(BocScheduler.FloodPollSpins);
+            scheduler.Floods.PollHook?.Invoke();
+            Thread.SpinWait(FloodPolicy.PollSpins);
             seen = Volatile.Read(ref word);
             long grown = seen & AppendCountMask;
             if (grown == count || grown >= MaxAppended)
