@@ -5,7 +5,7 @@ using Xunit.Abstractions;
 namespace Boc.Tests;
 
 /// <summary>
-/// Appending ("Appending" in <c>Behaviour.cs</c>): a one-cown write or read spawned with a plain fire-and-forget
+/// Appending (<c>Appending/Behaviour.Appending.cs</c>): a one-cown write or read spawned with a plain fire-and-forget
 /// <c>When</c> on a busy cown rides in the behaviour at the cown's tail (a write only in a writer), and a write of two
 /// cowns rides in a behaviour at the tail of both that writes the same two. Checked: that it happens where it should (and only there), that
 /// every appended body runs exactly once, in spawn order, exclusively, with failures reported one by one, that
@@ -316,7 +316,7 @@ public sealed class AppendTests(ITestOutputHelper output)
     {
         // seed, cowns, dispatcher, percent of reads (read-heavy: reads ride in readers, and writes meet reader tails),
         // percent of two-cown writes (pair-heavy: pairs ride in pairs, in both orders of the same two cowns), whether
-        // a run of appended bodies yields at every check that finds other work (a zero slice: "Yielding" in Behaviour.cs)
+        // a run of appended bodies yields at every check that finds other work (a zero slice: "Yielding" in Appending/AppendableBehaviour.cs)
         { 21, 1, BocDispatcher.BocScheduler, 8, 10, false },
         { 22, 3, BocDispatcher.BocScheduler, 8, 10, false },
         { 23, 1, BocDispatcher.ThreadPool, 8, 10, false },

@@ -1,7 +1,7 @@
 namespace Boc.Tests;
 
 /// <summary>
-/// Cown ids, which order every multi-cown acquisition (<c>Behaviour.cs</c>, step 0). Threads take ids in blocks
+/// Cown ids, which order every multi-cown acquisition (<c>Protocol/Behaviour.Enqueue.cs</c>, step 0). Threads take ids in blocks
 /// (<c>Cown.NextId</c>), so what must hold is uniqueness across threads, whatever the interleaving; the order then only
 /// has to be total, which <see cref="SpawnPathTests"/> exercises with cowns whose ids are out of creation order.
 /// </summary>

@@ -2,7 +2,7 @@ namespace Boc.Tests;
 
 /// <summary>
 /// The next slot's take between items is a plain read and write on the owner's side; only a thief's flag and its
-/// process-wide barrier keep the two apart (BocScheduler.cs, "The owner's plain take"). These tests pin the thief at
+/// process-wide barrier keep the two apart (Scheduling/BocScheduler.NextSlot.cs, "The owner's plain take"). These tests pin the thief at
 /// its decision and check what the owner does meanwhile.
 /// </summary>
 public sealed class NextSlotTakeTests

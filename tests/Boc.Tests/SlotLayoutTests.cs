@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Boc.Tests;
 
 /// <summary>
-/// A behaviour keeps its requests in one of three layouts (<c>SlotLayout</c> in Behaviour.cs): one inline slot, an
+/// A behaviour keeps its requests in one of three layouts (<c>SlotLayout</c> in Protocol/Slot.cs): one inline slot, an
 /// inline pair (the second slot declared by the two-cown classes), or an array. One- and two-cown classes keep no
 /// separate reference to their cowns: a body's arguments are read back from the slots, which Enqueue sorts by cown id
 /// and merges. These tests pin what a body receives, whatever the cowns' id order, across pooled reuse, and with a

@@ -5,7 +5,7 @@ namespace Boc;
 // =====================================================================================================================
 // Withdrawal of a cancellable behaviour: the canceller's side of the protocol.
 //
-// Cancellation (WhenAsync(..., CancellationToken); BehaviourCancellation.cs, CancellationRequest.cs). A spawn whose
+// Cancellation (WhenAsync(..., CancellationToken); this file, CancellationRequest.cs). A spawn whose
 // token can be canceled gets a CancellationRequest (Behaviour.Cancellation; null otherwise, and then no step below
 // does more than read that field). Its state word goes Pending -> Started (CAS in Run, before the body) or Pending ->
 // Withdrawn (CAS by the token callback, "the canceller"); exactly one wins, so a behaviour either runs entirely or is
