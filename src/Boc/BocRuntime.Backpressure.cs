@@ -74,7 +74,8 @@ public sealed partial class BocRuntime
     /// <returns>
     /// A task that completes at once if the runtime has no bound, has room now, or the caller is inside the runtime (in
     /// a behaviour's body, or on one of its workers: such spawns are never bounded), and otherwise when a pending
-    /// behaviour finishes and leaves room.
+    /// behaviour finishes and leaves room, or when the runtime is disposed (the next spawn then throws
+    /// <see cref="ObjectDisposedException"/>; a shutdown releases every waiter at once).
     /// </returns>
     /// <remarks>
     /// It reserves nothing: another producer may take the room first, so retry the spawn with <c>TryWhen</c> (which
@@ -176,6 +177,9 @@ public sealed partial class BocRuntime
                     return true;
                 }
 
+                // Disposal signals every registered waiter after it set the flag, so a waiter registered after that signal
+                // sees the flag here: either way nobody sleeps through a shutdown waiting for room that may never come.
+                ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
                 try
                 {
                     signal.Wait(cancellationToken);
@@ -289,13 +293,14 @@ public sealed partial class BocRuntime
             while (true)
             {
                 Task signal = RegisterRoomWaiter();
-                if (HasRoom())
+                if (HasRoom() || Volatile.Read(ref _disposed) != 0)
                 {
+                    // Disposed: there is nothing to wait for; the producer's next TryWhen says why (as for Wait mode above).
                     return;
                 }
 
                 await signal.WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
-                if (HasRoom())
+                if (HasRoom() || Volatile.Read(ref _disposed) != 0)
                 {
                     return;
                 }

@@ -247,15 +247,17 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     /// <exception cref="InvalidOperationException">
     /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime (before or after an <c>await</c>),
-    /// or from a worker of the runtime's <see cref="BocScheduler"/> (it would wait for itself).
+    /// from a worker of the runtime's <see cref="BocScheduler"/>, or from the runtime's
+    /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (each would wait for itself; use <see cref="DisposeAsync"/>).
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
     public void Dispose()
     {
         ThrowIfInOwnBody("dispose");
-        if (_ownedScheduler?.IsWorkerThread == true)
+        if (_ownedScheduler?.IsWorkerThread == true || BocThread.CurrentOrNull?.Handling == this)
         {
-            throw new InvalidOperationException("Dispose blocks; on one of the runtime's own workers it could wait for itself. Use DisposeAsync.");
+            throw new InvalidOperationException(
+                "Dispose blocks until every behaviour has finished; on one of the runtime's own workers, or in its unhandled-exception handler (which runs while the failed behaviour is pending), it would wait for itself. Use DisposeAsync.");
         }
 
         BeginDispose();
@@ -432,6 +434,11 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             return;
         }
 
+        // The failed behaviour is still pending while its handler runs: mark the thread, so that a blocking wait for this
+        // runtime from the handler is refused (Dispose) instead of waiting for itself, on every dispatcher alike.
+        BocThread thread = BocThread.Current;
+        BocRuntime? outer = thread.Handling;
+        thread.Handling = this;
         try
         {
             handler(error);
@@ -441,6 +448,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 #pragma warning restore CA1031
         {
             Keep(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
+        }
+        finally
+        {
+            thread.Handling = outer;
         }
     }
 
@@ -481,6 +492,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         // The disposer's half of the spawn's Dekker pair: a worker, or a thread with a line of its own, counts a spawn in
         // with a plain store (PendingCount).
         global::Boc.PendingCount.FenceWorkers();
+
+        // Release every producer waiting for room at once: each looks at _disposed after it registered (under the room
+        // lock, which this signal takes after the flag's fenced write), so it is either woken here or sees the flag
+        // before it sleeps, and is refused (BocRuntime.Backpressure.cs, "The wake-up").
+        if (_maxPending != 0)
+        {
+            SignalRoom();
+        }
     }
 
     /// <summary>

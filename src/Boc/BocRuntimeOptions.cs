@@ -30,7 +30,10 @@ public sealed class BocRuntimeOptions
     /// null (the default), exceptions are kept and reported by the next
     /// <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/> (or by
     /// <see cref="BocRuntime.Dispose"/>) as an <see cref="AggregateException"/>. An exception thrown by the handler
-    /// itself is kept the same way, together with the original one.
+    /// itself is kept the same way, together with the original one. The failed behaviour still counts as pending while
+    /// its handler runs, so a handler that shuts the runtime down must start <see cref="BocRuntime.DisposeAsync"/> or
+    /// <see cref="BocRuntime.ShutdownAsync(System.Threading.CancellationToken)"/> (and not block on it):
+    /// <see cref="BocRuntime.Dispose"/> from the handler throws <see cref="InvalidOperationException"/> on every dispatcher.
     /// </remarks>
     public Action<Exception>? UnhandledExceptionHandler { get; set; }
 

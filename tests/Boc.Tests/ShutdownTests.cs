@@ -41,6 +41,44 @@ public sealed class ShutdownTests
         Assert.Equal(10, await other.WhenAsync(counter, c => c.Value).Guard());
     }
 
+    [Theory]
+    [InlineData(BocDispatcher.ThreadPool)]
+    [InlineData(BocDispatcher.BocScheduler)]
+    public async Task AShutdown_ReleasesEveryProducerWaitingForRoom_AtOnce_WithTheRefusal(BocDispatcher dispatcher)
+    {
+        // Issue 39, item 4: a full runtime whose pending work never finishes during the shutdown (the body waits for a
+        // gate that opens only at the end) must not keep its waiting producers blocked until room appears.
+        var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher, MaxPendingBehaviours = 1, FullMode = BocFullMode.Wait });
+        var counter = new Cown<Counter>(new Counter());
+        using var gate = new ManualResetEventSlim();
+        runtime.When(counter, _ => gate.Wait());
+
+        Task blocked = Task.Factory.StartNew(() => runtime.When(counter, c => c.Value++), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        Task<int> blockedAsync = Task.Factory.StartNew(
+            () => runtime.WhenAsync(counter, c => c.Value, CancellationToken.None).AsTask(),
+            CancellationToken.None,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default).Unwrap();
+        Task waiting = runtime.WaitForRoomAsync().AsTask();
+        SpinWait.SpinUntil(() => runtime.RoomWaiters == 3 || blocked.IsCompleted || blockedAsync.IsCompleted);
+        Assert.Equal(3, runtime.RoomWaiters);
+
+        using var cts = new CancellationTokenSource();
+        Task shutdown = runtime.ShutdownAsync(cts.Token);
+
+        // Guarded: before the fix these stayed blocked until the gate opened, which never happens before they finish.
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => blocked.Guard());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => blockedAsync.Guard());
+        await waiting.Guard();
+        Assert.Equal(0, runtime.RoomWaiters);
+        Assert.False(shutdown.IsCompleted);
+
+        gate.Set();
+        await shutdown.Guard();
+        await using var other = new BocRuntime();
+        Assert.Equal(0, await other.WhenAsync(counter, c => c.Value).Guard());
+    }
+
     [Fact]
     public async Task ShutdownOfADrainedRuntime_CompletesEvenWithACanceledToken()
     {

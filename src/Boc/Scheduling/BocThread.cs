@@ -31,6 +31,12 @@ internal sealed class BocThread
     /// <summary>The behaviour whose body runs on this thread (synchronous part); see <c>Behaviour.Current</c>.</summary>
     internal Behaviour? Running;
 
+    /// <summary>
+    /// The runtime whose unhandled-exception handler runs on this thread now, or null. The handler runs while the failed
+    /// behaviour is still pending, so a blocking wait for that runtime there would wait for itself (BocRuntime.Dispose).
+    /// </summary>
+    internal BocRuntime? Handling;
+
     /// <summary>The worker this thread is, if it is one of a <see cref="BocScheduler"/>'s; set once, when its loop starts.</summary>
     internal BocScheduler.Worker? Worker;
 
