@@ -51,7 +51,7 @@ public sealed class AppendTests(ITestOutputHelper output)
         output.WriteLine($"{queued.Length} behaviours queued for {N} spawns");
         Assert.True(bodies == N, $"the queue holds {bodies} bodies for {N} spawns:\n{dump}");
 
-        // The README's bound, as it states it: a behaviour runs at most 32 bodies. None carries more, and a flood fills
+        // docs/guide/dispatchers.md's bound, as it states it: a behaviour runs at most 32 bodies. None carries more, and a flood fills
         // each one up to it, so exactly ceil(N / 32) are queued (a larger or smaller bound fails one of the two).
         const int BodiesPerBehaviour = 32;
         int most = queued.Max(l => 1 + AppendedIn(l));
@@ -145,7 +145,7 @@ public sealed class AppendTests(ITestOutputHelper output)
         output.WriteLine($"{queued.Length} behaviours queued for {N} spawns");
         Assert.Equal(N, queued.Sum(l => 1 + AppendedIn(l)));
 
-        // The README's bound holds for pairs too: at most 32 bodies a behaviour, and a flood fills each one up to it.
+        // docs/guide/dispatchers.md's bound holds for pairs too: at most 32 bodies a behaviour, and a flood fills each one up to it.
         int most = queued.Max(l => 1 + AppendedIn(l));
         Assert.True(most <= 32, $"a behaviour carries {most} bodies, the bound is 32:\n{dump}");
         Assert.True(queued.Length == (N + 31) / 32, $"{queued.Length} behaviours queued:\n{dump}");

@@ -433,7 +433,7 @@ public sealed class ReliabilityTests(ITestOutputHelper output)
     [InlineData(BocDispatcher.BocScheduler)]
     public async Task ABodyThrowingOperationCanceled_GivesACanceledResult(BocDispatcher dispatcher)
     {
-        // Documented in the README: canceled, not faulted, for synchronous and asynchronous bodies alike.
+        // Documented in docs/guide/cancellation.md: canceled, not faulted, for synchronous and asynchronous bodies alike.
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
         var counter = new Cown<Counter>(new Counter());
         Task sync = runtime.WhenAsync(counter, c => { throw new OperationCanceledException(); }).AsTask();

@@ -270,7 +270,7 @@ public sealed class SchedulerFairnessTests
     [InlineData(HoldCase.AnAppendAndOtherWork, 1)]
     public async Task TheRunnerHoldsAFillingTail_OnlyWhileEachIntervalBringsAnAppend_AndNothingElseWaits(HoldCase holdCase, int expectedIntervals)
     {
-        // The README's bound on a runner's hold on a flood's tail ("Holding a filling tail" in Appending/Behaviour.Appending.cs): it goes on
+        // docs/guide/dispatchers.md's bound on a runner's hold on a flood's tail ("Holding a filling tail" in Appending/Behaviour.Appending.cs): it goes on
         // only while each poll interval brings one more appended body and no other work is queued, so it ends after one
         // interval without an append, after one interval once other work is queued, and when the tail is full: at most
         // MaxAppended intervals. One worker, held by a holder while the test builds the tail (a behaviour with
@@ -436,7 +436,7 @@ public sealed class SchedulerFairnessTests
     [InlineData(FloodShape.Pair)]
     public async Task AFloodRunPastItsSlice_HandsItsWorkerToWaitingWork_AtTheFirstCheck_AndKeepsItsCowns(FloodShape shape)
     {
-        // The README's promise that a long flood run takes turns ("Yielding" in Appending/AppendableBehaviour.cs): with the slice at 0, the
+        // docs/guide/dispatchers.md's promise that a long flood run takes turns ("Yielding" in Appending/AppendableBehaviour.cs): with the slice at 0, the
         // run yields at its first check (after its 8th appended body) because other work waits. One worker; a holder
         // keeps it busy while a behaviour with 31 bodies appended is built behind it, whose own body puts a behaviour on
         // another cown in the worker's next slot. Without yields that behaviour runs after all 32 bodies; with them, it

@@ -99,8 +99,8 @@ internal abstract partial class Behaviour
     /// appending came, 31 made pipelines of expensive stages slower (Filterbank 2.4 times, Sieve 10%) and the bound
     /// was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's time is decided per process, in
     /// three modes, whatever the bound (benchmarks/README.md, "Floods are appended" and "Longer appended runs"). Not
-    /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies (README,
-    /// "Bounds count behaviours").
+    /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies
+    /// (docs/guide/dispatchers.md, "Bounds count behaviours").
     /// </remarks>
     internal const int MaxAppended = 31;
 

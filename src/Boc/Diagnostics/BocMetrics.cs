@@ -5,7 +5,7 @@ using System.Reflection;
 namespace Boc.Diagnostics;
 
 /// <summary>
-/// The <see cref="Meter"/> named <c>Boc</c> and its instruments (the README's "Observability" section lists them).
+/// The <see cref="Meter"/> named <c>Boc</c> and its instruments (docs/guide/observability.md lists them).
 /// </summary>
 /// <remarks>
 /// <para>
