@@ -79,6 +79,81 @@ public sealed class SchedulerFairnessTests
         }
     }
 
+    // Issue 39, item 2. Floods spawned from outside up front are appended, 32 bodies to a behaviour, so bounds that
+    // counted items let outside work wait 61 items, about 1,950 bodies, per item ahead of it. The bounds count bodies:
+    // every appended body ticks the worker's clock, and a run of appended bodies that owes the inbox its turn hands its
+    // worker over at its next check (every CheckEvery bodies). The k-th outside behaviour (0-based) has ahead of it in
+    // the inbox the k before it and at most one item per hot cown (a cown's behaviours run one at a time: its first, or
+    // the rest of a yielded run), each taken within InboxCheckInterval + CheckEvery bodies; once a worker with nothing
+    // else to run moves it into its queue with a batch, it waits for at most NextSlotRunLimit bodies of a next-slot run
+    // and the rest of the behaviour running then.
+    // One worker, for the reason above.
+    [Theory]
+    [InlineData(1, 2)]
+    [InlineData(2, 2)]
+    [InlineData(3, 1)]
+    public async Task AFloodFromOutside_DelaysEachOutsideBehaviourByAtMostTheInboxBound_InBodies(int seed, int hotCowns)
+    {
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = 1 });
+        const int PerHotCown = 20_000;
+        const int Outside = 20;
+        var random = new Random(seed);
+        var progress = new int[1];
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        // A body long enough (a few hundred nanoseconds) that the flood is still running when the outside behaviours
+        // arrive; the spin varies with the seed so that the checks fall at different places in the runs.
+        int spin = 20 + random.Next(40);
+        void Hot(Counter c)
+        {
+            c.Value++;
+            Thread.SpinWait(spin);
+            if (Interlocked.Increment(ref progress[0]) == 200)
+            {
+                started.TrySetResult();
+            }
+        }
+
+        var hot = Enumerable.Range(0, hotCowns).Select(_ => new Cown<Counter>(new Counter())).ToArray();
+        for (int i = 0; i < PerHotCown; i++)
+        {
+            foreach (Cown<Counter> cown in hot)
+            {
+                runtime.When(cown, Hot);
+            }
+        }
+
+        await started.Task.Guard();
+        var spawnedAt = new int[Outside];
+        var ranAt = new int[Outside];
+        for (int k = 0; k < Outside; k++)
+        {
+            int index = k;
+            runtime.When(new Cown<Counter>(new Counter()), _ => ranAt[index] = Volatile.Read(ref progress[0]));
+
+            // Read after the spawn returns: a delay measured from here can only be smaller than the true one.
+            spawnedAt[k] = Volatile.Read(ref progress[0]);
+        }
+
+        await runtime.WaitForQuiescenceAsync().Guard();
+        foreach (Cown<Counter> cown in hot)
+        {
+            Assert.Equal(PerHotCown, await runtime.WhenAsync(cown, c => c.Value).Guard());
+        }
+
+        Assert.True(spawnedAt[^1] < hotCowns * PerHotCown, $"seed {seed}: the flood ended before the outside behaviours were spawned; the test saw nothing");
+        int perItem = BocScheduler.InboxCheckInterval + FloodPolicy.CheckEvery;
+        int inQueue = BocScheduler.NextSlotRunLimit + Behaviour.MaxAppended + 1;
+        for (int k = 0; k < Outside; k++)
+        {
+            int delay = ranAt[k] - spawnedAt[k];
+            int bound = ((k + 1 + hotCowns) * perItem) + inQueue;
+            Assert.True(
+                delay <= bound,
+                $"seed {seed}: outside behaviour {k} waited for {delay} hot bodies; the bound is {bound} (delays: {string.Join(", ", ranAt.Zip(spawnedAt, (r, s) => r - s))})");
+        }
+    }
+
     [Fact]
     public async Task AHotChain_DelaysWorkQueuedOnItsOwnWorkerByAtMostTheNextSlotBound()
     {

@@ -86,15 +86,11 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     // stops between two bodies, and the rest runs later, from the inbox, still holding the cowns.
     // -----------------------------------------------------------------------------------------------------------------
 
-    /// <summary>
-    /// A run looks at the clock after every this many appended bodies (after the 8th, 16th and 24th): often enough that
-    /// long bodies give up their worker within a few of them, rarely enough that a run of 32 short ones pays for at most
-    /// two clock reads.
-    /// </summary>
-    private protected const int YieldCheckEvery = 8;
+    /// <summary>A run checks after every this many appended bodies (<see cref="FloodPolicy.CheckEvery"/>).</summary>
+    private const int YieldCheckEvery = FloodPolicy.CheckEvery;
 
-    /// <summary>A run's start time that turns its clock checks off (<see cref="StartAppendedRun"/>).</summary>
-    private protected const long NeverYield = -1;
+    /// <summary>A run's start time that turns its clock checks off (the inbox checks go on).</summary>
+    private const long NeverYield = -1;
 
     /// <summary>
     /// Runs appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1, with <paramref name="failed"/>
@@ -148,7 +144,11 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     private protected Task? RunAppended<TRun>(TRun run, int from, int appended, int failed, Exception? own)
         where TRun : struct, IAppendedRun
     {
-        long start = StartAppendedRun(from, appended);
+        // The worker running this, if it is one of the runtime's BocScheduler's (one thread-static read per run): its
+        // clock counts every body, so the scheduler's inbox bound holds in bodies, and the run may yield between two.
+        BocScheduler.Worker? worker = Runtime.BocSchedulerOrNull is { } scheduler
+            && BocThread.CurrentOrNull?.Worker is { } current && current.Scheduler == scheduler ? current : null;
+        long start = worker is not null && appended - from > YieldCheckEvery ? Environment.TickCount64 : NeverYield;
         for (int i = from; i < appended; i++)
         {
             try
@@ -164,7 +164,15 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
             }
 
             run.Clear(i);
-            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, i + 1, appended, failed, own) is { } rest)
+            if (worker is null)
+            {
+                continue;
+            }
+
+            // Read by idle workers looking for a blocked one; the owner is the only writer (as in the worker loop, which
+            // ticks once more for the item itself).
+            Volatile.Write(ref worker.Ticks, worker.Ticks + 1);
+            if (IsYieldCheck(i, appended) && TryYield(worker, ref start, i + 1, appended, failed, own) is { } rest)
             {
                 return rest;
             }
@@ -174,45 +182,45 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         return null;
     }
 
-    /// <summary>
-    /// The clock at the start of a run of appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1,
-    /// or <see cref="NeverYield"/> if the run cannot yield: it would end before its first check, or its runtime's
-    /// dispatcher is not a <see cref="BocScheduler"/> (the thread pool has no queue of this runtime's to yield to).
-    /// </summary>
-    private protected long StartAppendedRun(int from, int appended) =>
-        appended - from > YieldCheckEvery && Runtime.BocSchedulerOrNull is not null ? Environment.TickCount64 : NeverYield;
-
-    /// <summary>Whether the run looks at the clock after appended body <paramref name="index"/> (not after its last).</summary>
+    /// <summary>Whether the run checks after appended body <paramref name="index"/> (not after its last).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected static bool IsYieldCheck(int index, int appended) =>
+    private static bool IsYieldCheck(int index, int appended) =>
         (index & (YieldCheckEvery - 1)) == YieldCheckEvery - 1 && index + 1 < appended;
 
     /// <summary>
-    /// Called after appended body <paramref name="next"/> - 1 at a check (<see cref="IsYieldCheck"/>) of a run that
-    /// started at <paramref name="start"/>: yields if the run has lasted its scheduler's slice and other work is waiting
-    /// for a worker, returning the task that completes when the rest of the run has; else returns null (and turns the
-    /// run's later checks off if its bodies so far ran within one tick of the clock).
+    /// Called on <paramref name="worker"/> after appended body <paramref name="next"/> - 1 at a check
+    /// (<see cref="IsYieldCheck"/>) of a run that started at <paramref name="start"/>. Yields, returning the task that
+    /// completes when the rest of the run has, if the worker owes the inbox its turn (the inbox bound, in bodies:
+    /// <see cref="BocScheduler.OwesInbox"/>), or if the run has lasted its slice and other work is waiting for a worker (the slice, for
+    /// long bodies and local work). Else returns null, and turns the run's later clock reads off if its bodies so far
+    /// ran within one tick of the clock.
     /// </summary>
-    private protected Task? TryYield(ref long start, int next, int appended, int failed, Exception? own)
+    private Task? TryYield(BocScheduler.Worker worker, ref long start, int next, int appended, int failed, Exception? own)
     {
-        BocScheduler scheduler = Runtime.BocSchedulerOrNull!;
-        int slice = scheduler.Floods.SliceMilliseconds;
-        long now = Environment.TickCount64;
-        if (now == start && slice > 0)
+        BocScheduler scheduler = worker.Scheduler;
+        if (!scheduler.OwesInbox(worker))
         {
-            // Eight bodies within one tick of the coarse clock (a few milliseconds at most): short ones. The rest of this
-            // run (at most 24 more) is not checked again, so that a flood of cheap messages pays two clock reads a run.
-            start = NeverYield;
-            return null;
-        }
+            if (start == NeverYield)
+            {
+                return null;
+            }
 
-        if (now - start < slice
-            || BocThread.CurrentOrNull?.Worker is not { } worker || worker.Scheduler != scheduler
-            || !scheduler.HasOtherWork(worker))
-        {
-            // Not long yet, or nothing waits (a hint: work queued a moment later waits for the next check), or not on a
-            // worker of this scheduler (a shutdown's drain runs the rest on the thread pool): run on.
-            return null;
+            int slice = scheduler.Floods.SliceMilliseconds;
+            long now = Environment.TickCount64;
+            if (now == start && slice > 0)
+            {
+                // Eight bodies within one tick of the coarse clock (a few milliseconds at most): short ones. The rest of
+                // this run (at most 24 more) reads the clock no more, so that a flood of cheap messages pays two clock
+                // reads a run; the inbox checks go on.
+                start = NeverYield;
+                return null;
+            }
+
+            if (now - start < slice || !scheduler.HasOtherWork(worker))
+            {
+                // Not long yet, or nothing waits (a hint: work queued a moment later waits for the next check): run on.
+                return null;
+            }
         }
 
         // Record where the run stopped, then queue the rest. The queue's enqueue publishes these fields to whichever

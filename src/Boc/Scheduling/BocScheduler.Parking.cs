@@ -80,7 +80,7 @@ public sealed partial class BocScheduler
     /// <summary>Spins (if few others do), then parks. Returns false when stopping and no work is left.</summary>
     private bool WaitForWork(Worker self)
     {
-        self.NextRuns = 0;
+        self.NextRunFrom = self.Ticks;
 
         // At most half the workers spin at once: on a machine with few cores, spinners would otherwise take the very
         // cores that a producer thread needs to make the work they wait for.

@@ -9,14 +9,21 @@ namespace Boc;
 // The worker loop: where a worker takes its next item from, in what order, and the bounds that order keeps.
 //
 // Batching, and its bounds:
-//   * next slot: at most NextSlotRunLimit runs in a row while the queue holds work, then the item goes to the back
-//     of the queue (stealable);
-//   * inbox: every InboxCheckInterval-th item a worker runs is taken from the inbox if it has one (Ticks counts every
-//     item); a worker that finds its queue empty takes up to InboxBatch more from the inbox into its queue;
+//   * next slot: at most NextSlotRunLimit bodies (Ticks, below) in a row from the slot while the queue holds work,
+//     then the slot's item goes to the back of the queue (stealable);
+//   * inbox: once every InboxCheckInterval ticks of a worker's clock, its next item is taken from the inbox if it has
+//     one. Ticks counts bodies: one per item, and one per appended body of a flood's behaviour (AppendableBehaviour's
+//     shared run loop ticks it), so the bound holds in bodies, not in items of up to 32 bodies. A worker that finds its
+//     queue empty takes up to InboxBatch more from the inbox into its queue;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
-//   * a behaviour running appended bodies (a flood's batch, up to 32 bodies in one item) offers its worker, between two
-//     bodies, once it has run for its slice (FloodPolicy.SliceMilliseconds) while other work waits: the rest of its run goes to the
-//     back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every guarantee).
+//   * a behaviour running appended bodies (a flood's batch, up to 32 bodies in one item) checks every
+//     FloodPolicy.CheckEvery bodies: it hands its worker over between two bodies when the worker owes the inbox its
+//     turn (OwesInbox), or when it has run for its slice (FloodPolicy.SliceMilliseconds) while other work waits. The
+//     rest of its run goes to the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that
+//     keeps every guarantee). So an item in the inbox waits behind at most InboxCheckInterval + CheckEvery bodies per
+//     worker for each item ahead of it there; once moved to a worker's queue (a worker with nothing else to run takes a
+//     batch), it waits for at most NextSlotRunLimit bodies of that worker's next-slot run, and the rest of the behaviour
+//     running then (up to 31 appended bodies).
 // =====================================================================================================================
 
 public sealed partial class BocScheduler
@@ -118,18 +125,23 @@ public sealed partial class BocScheduler
         Volatile.Write(ref self.InBody, 0);
 
         // Fairness for outside work: however the worker is kept busy (a chain in its next slot, a queue that refills
-        // itself), every InboxCheckInterval-th item comes from the inbox if the inbox has any.
-        if (self.Ticks % InboxCheckInterval == 0 && !_inbox.IsEmpty && _inbox.TryDequeue(out item))
+        // itself, a flood's runs of appended bodies), once every InboxCheckInterval ticks of its clock (bodies, not
+        // items: see Ticks) the next item comes from the inbox if the inbox has any.
+        if (self.Ticks >= self.InboxDue)
         {
-            self.NextRuns = 0;
-            return item;
+            self.InboxDue = self.Ticks + InboxCheckInterval;
+            if (!_inbox.IsEmpty && _inbox.TryDequeue(out item))
+            {
+                self.NextRunFrom = self.Ticks;
+                return item;
+            }
         }
 
         if (TakeNext(self) is { } next)
         {
-            if (self.NextRuns < NextSlotRunLimit)
+            // Counted in bodies (Ticks): a flood's behaviours in the slot count every body they run.
+            if (self.Ticks - self.NextRunFrom < NextSlotRunLimit)
             {
-                self.NextRuns++;
                 fromNextSlot = true;
                 return next;
             }
@@ -137,7 +149,7 @@ public sealed partial class BocScheduler
             // Fairness for local work: after a long run from the slot, it queues behind the others (and may be stolen).
             // Only if there are others: behind an empty queue it would be taken straight back, and the wake-up would
             // only cost a futex call and send a peer to steal a chain onto a cold core (every 100 hops of a message
-            // chain such as Thread Ring). The count stays at the limit, so the first item queued here later is not
+            // chain such as Thread Ring). The count stays past the limit, so the first item queued here later is not
             // made to wait for another full run.
             if (self.Queue.IsEmpty)
             {
@@ -149,7 +161,7 @@ public sealed partial class BocScheduler
             WakeOne();
         }
 
-        self.NextRuns = 0;
+        self.NextRunFrom = self.Ticks;
         return self.Queue.TryTake() ?? TakeFromInbox(self) ?? Steal(self);
     }
 
@@ -197,6 +209,16 @@ public sealed partial class BocScheduler
 
         return null;
     }
+
+    /// <summary>
+    /// Whether <paramref name="self"/> (the calling worker) owes the inbox its turn and the inbox has work: a run of
+    /// appended bodies then hands its worker over at its next check, so the inbox bound holds in bodies even inside a
+    /// flood's behaviour. The inbox's emptiness is a hint, as in <see cref="HasOtherWork"/>: work queued a moment later
+    /// waits for the next check. (Not the queue's bound too: its rest would go to the inbox, and a flood that shares its
+    /// worker with queued work would then pass through the inbox every hundred bodies; tried, it made the flood test
+    /// below take four times as long.)
+    /// </summary>
+    internal bool OwesInbox(Worker self) => self.Ticks >= self.InboxDue && !_inbox.IsEmpty;
 
     /// <summary>
     /// Whether anything other than <paramref name="self"/>'s current item is waiting to run in this scheduler: its next
@@ -260,13 +282,22 @@ public sealed partial class BocScheduler
         /// <summary>1 while a thief decides whether to take <see cref="Next"/> (TakeStuckWork; one thief at a time).</summary>
         public int Stealing;
 
-        /// <summary>Items run by this worker: the inbox-check clock, and read by idle workers to spot a blocked body.</summary>
+        /// <summary>
+        /// Bodies run by this worker (one per item, and one more per appended body a flood's behaviour runs): the
+        /// inbox-check clock, and read by idle workers to spot a blocked body. Owner writes, with release stores.
+        /// </summary>
         public long Ticks;
+
+        /// <summary>The tick at or after which the worker next owes the inbox its turn (owner only).</summary>
+        public long InboxDue;
 
         /// <summary>Time spent running items while <c>boc.scheduler.busy_time</c> is enabled (Stopwatch ticks; owner writes).</summary>
         public long BusyTicks;
 
-        /// <summary>Consecutive runs from <see cref="Next"/>.</summary>
-        public int NextRuns;
+        /// <summary>
+        /// The tick (<see cref="Ticks"/>) at which the current run of items from <see cref="Next"/> began: the bodies run
+        /// since then are what the next-slot bound counts (owner only).
+        /// </summary>
+        public long NextRunFrom;
     }
 }

@@ -30,7 +30,7 @@ namespace Boc;
 // on ARM64), or goes through ConcurrentQueue/SemaphoreSlim, which order themselves. The one store-then-load order the
 // wake-up needs (publish the item, then read the sleeper count) is the one that even x64 may reorder, so it has an
 // explicit Interlocked.MemoryBarrier. The next slot's take between items needs no fence on the owner's side: the thief's
-// process-wide barrier stands in for it (BocScheduler.NextSlot.cs), on ARM64 as on x64. Plain fields are owner-only (NextRuns,
+// process-wide barrier stands in for it (BocScheduler.NextSlot.cs), on ARM64 as on x64. Plain fields are owner-only (NextRunFrom, InboxDue,
 // LastSeenTicks, Spill, the ring's tail as read by its owner) or a heuristic read by others (Ticks, written with a
 // release store: a stale value only delays a stuck-work takeover by one interval).
 // =====================================================================================================================
@@ -48,16 +48,17 @@ namespace Boc;
 /// thread carries a <see cref="SynchronizationContext"/> that posts back to this scheduler.
 /// </para>
 /// <para>
-/// Latency bounds. A behaviour made ready on a worker runs next on it; after <see cref="NextSlotRunLimit"/> such runs
-/// in a row it goes to the back of the worker's queue whenever that queue holds work, so queued work waits for at most
-/// that many runs of a chain.
-/// Every <see cref="InboxCheckInterval"/>-th item a worker runs, wherever it came from, is taken from the inbox if the
-/// inbox is not empty, so work queued from outside the workers (a request handler, a timer, an <c>await</c>
-/// continuation completing on another thread) waits behind at most that many items per worker for each item ahead of
-/// it in the inbox, however busy the workers are.
-/// One item can be a flood's batch of up to 32 bodies of one behaviour. If those bodies are long, a behaviour that has
-/// run them for about 10 ms while other work waits hands its worker over between two bodies: the rest of its bodies
-/// run later, still before anything else on its cowns.
+/// Latency bounds, counted in bodies. A behaviour made ready on a worker runs next on it; once
+/// <see cref="NextSlotRunLimit"/> bodies have run in a row that way, the next goes to the back of the worker's queue
+/// whenever that queue holds work, so queued work waits for at most that many bodies of a chain (and the rest of the
+/// behaviour running then: a flood's behaviour may carry up to 32).
+/// Once every <see cref="InboxCheckInterval"/> bodies a worker runs, wherever they came from, its next item is taken
+/// from the inbox if the inbox is not empty, so work queued from outside the workers (a request handler, a timer, an
+/// <c>await</c> continuation completing on another thread) waits behind at most that many bodies per worker, and 8
+/// more, for each item ahead of it in the inbox, however busy the workers are. Bodies, not behaviours: a flood's
+/// behaviour may carry up to 32 bodies, and it hands its worker over between two of them when the inbox is owed its
+/// turn, or when it has run for about 10 ms while other work waits; the rest of its bodies run later, still before
+/// anything else on its cowns.
 /// </para>
 /// <para>
 /// Every work item starts with the worker's default <see cref="ExecutionContext"/> and this scheduler's
@@ -80,14 +81,16 @@ namespace Boc;
 public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposable
 {
     /// <summary>
-    /// How many behaviours a worker runs from its next slot in a row before the next one goes to the back of its queue
-    /// (if the queue holds work; with nothing queued there is nobody to be fair to, and the chain keeps the slot).
+    /// How many bodies a worker runs from its next slot in a row (a behaviour's body and each body appended to it)
+    /// before the slot's behaviour goes to the back of its queue (if the queue holds work; with nothing queued there is
+    /// nobody to be fair to, and the chain keeps the slot).
     /// </summary>
     public const int NextSlotRunLimit = 100;
 
     /// <summary>
-    /// Every this many items a worker runs, it takes its next item from the inbox of work queued from other threads,
-    /// if there is any (the bound on how long outside work can wait behind busy workers).
+    /// Every this many bodies a worker runs (a behaviour's body, and each body appended to it), it takes its next item
+    /// from the inbox of work queued from other threads, if there is any: the bound on how long outside work can wait
+    /// behind busy workers.
     /// </summary>
     public const int InboxCheckInterval = 61;
 
