@@ -15,11 +15,19 @@
 // `static` lambda spawns without allocating (the .NET convention of ThreadPool.QueueUserWorkItem and GetOrAdd: the
 // state follows the delegate). The forms without state reuse the same behaviour classes, passing the user's delegate
 // as the state to a cached static adapter.
+// The docs are written once, on the BocRuntime forms: the static Behaviours forms inherit them whole, the BocBatch forms
+// their parameters and return value (<inheritdoc cref="…"/>).
 // The fire-and-forget and result forms have different names on purpose: with one name, C# would bind
 // `c => c.Count++` to the value-returning overload and every cheap spawn would allocate a result.
 
 using System.Text;
 
+// Why the fixed arities stop at 8: each one costs 60 public overloads (24 on BocRuntime, 24 on Behaviours, 12 on
+// BocBatch), each with its PublicAPI entry, plus 6 behaviour classes, so the generated source, the assembly and the
+// set the compiler (and the IDE) sorts through at every When/WhenAsync call grow with it; eight distinct cowns held
+// together is already far past what a behaviour usually needs (the transfer between two accounts is the paper's
+// example). A behaviour needing more takes the dynamic-set forms, which accept any number up to
+// BocRuntime.MaxCownsPerBehaviour, for the price of one state type shared by the set and a list.
 const int MaxArity = 8;
 const int MaxLeadingSingles = 2;
 
@@ -107,6 +115,22 @@ static void Header(StringBuilder sb)
     sb.AppendLine();
     sb.AppendLine("namespace Boc;");
     sb.AppendLine();
+}
+
+// The docs of a form that says the same as the BocRuntime form with this name, type parameters and parameters: an
+// <inheritdoc/> naming that form exactly (the compiler checks the cref), so the text exists once in the output.
+// `path` picks the inherited elements (all of them without it).
+static string InheritDocFromRuntime(string name, string generic, List<string> parameters, string? path = null)
+{
+    string select = path is null ? "" : $" path=\"{path}\"";
+    return $"    /// <inheritdoc cref=\"{RuntimeCref(name, generic, parameters)}\"{select}/>";
+}
+
+// "IAcquirable<T1> c1" -> "IAcquirable{T1}": a cref names the parameter types, with braces for type arguments.
+static string RuntimeCref(string name, string generic, List<string> parameters)
+{
+    string types = string.Join(", ", parameters.Select(p => p[..p.LastIndexOf(' ')]));
+    return $"BocRuntime.{name}{generic}({types})".Replace('<', '{').Replace('>', '}');
 }
 
 // The static Behaviours form: forwards to the same method on BocRuntime.Default.
@@ -240,39 +264,15 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
         parameters.Add("CancellationToken cancellationToken");
     }
 
-    // ---- XML docs
-    sb.AppendLine("    /// <summary>");
-    sb.AppendLine($"    /// {Summary(shape, kind, isStatic)}");
-    sb.AppendLine("    /// </summary>");
-    sb.AppendLine("    /// <remarks>");
-    sb.AppendLine($"    /// {Remarks(shape, kind)}");
-    if (withState)
+    if (isStatic)
     {
-        sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.");
+        sb.AppendLine(InheritDocFromRuntime(name, generic, parameters));
+    }
+    else
+    {
+        EmitEntryPointDocs(sb, shape, kind, withState, withToken, result);
     }
 
-    if (withToken)
-    {
-        sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref=\"BocFullMode.Wait\"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.");
-    }
-
-    sb.AppendLine("    /// </remarks>");
-    EmitParameterDocs(sb, shape, kind, withState, result, withToken);
-
-    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
-    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
-    if (shape.Dynamic)
-    {
-        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
-    }
-
-    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
-    string waitMode = withToken
-        ? "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead, or until <paramref name=\"cancellationToken\"/> is canceled."
-        : "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.";
-    sb.AppendLine($"    /// <exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. {waitMode}</exception>");
-
-    // ---- signature
     string modifiers = isStatic ? "public static" : "public";
     sb.AppendLine($"    {modifiers} {returnType} {name}{generic}({string.Join(", ", parameters)})");
     foreach (string t in shape.StateTypes)
@@ -339,6 +339,41 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     sb.AppendLine();
 }
 
+// The XML docs of a runtime form; the static form inherits them (and a batch form its parameters).
+static void EmitEntryPointDocs(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool result)
+{
+    sb.AppendLine("    /// <summary>");
+    sb.AppendLine($"    /// {Summary(shape, kind)}");
+    sb.AppendLine("    /// </summary>");
+    sb.AppendLine("    /// <remarks>");
+    sb.AppendLine($"    /// {Remarks(shape, kind)}");
+    if (withState)
+    {
+        sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.");
+    }
+
+    if (withToken)
+    {
+        sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref=\"BocFullMode.Wait\"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.");
+    }
+
+    sb.AppendLine("    /// </remarks>");
+    EmitParameterDocs(sb, shape, kind, withState, result, withToken);
+
+    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
+    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
+    }
+
+    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+    string waitMode = withToken
+        ? "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead, or until <paramref name=\"cancellationToken\"/> is canceled."
+        : "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.";
+    sb.AppendLine($"    /// <exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. {waitMode}</exception>");
+}
+
 // ---- TryWhen: the fire-and-forget forms that return false instead of waiting or throwing when the runtime is full
 // (BocRuntimeOptions.MaxPendingBehaviours). Self-contained, so that other changes to EmitEntryPoint merge cleanly.
 
@@ -370,24 +405,15 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
         parameters.Add("TState state");
     }
 
-    string where = isStatic ? " on <see cref=\"BocRuntime.Default\"/>" : "";
-    string like = isStatic ? "Behaviours.When" : "When";
-    sb.AppendLine("    /// <summary>");
-    sb.AppendLine($"    /// Spawns a behaviour{where} like <c>{like}</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.");
-    sb.AppendLine("    /// </summary>");
-    sb.AppendLine("    /// <remarks>");
-    sb.AppendLine("    /// The runtime is full when it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref=\"BocRuntimeOptions.FullMode\"/> says; to wait without blocking, <c>await</c> <see cref=\"BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)\"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.");
-    sb.AppendLine("    /// </remarks>");
-    EmitParameterDocs(sb, shape, kind, withState, result: false, withToken: false);
-    sb.AppendLine("    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>");
-    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
-    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
-    if (shape.Dynamic)
+    if (isStatic)
     {
-        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
+        sb.AppendLine(InheritDocFromRuntime("TryWhen", generic, parameters));
+    }
+    else
+    {
+        EmitTryWhenDocs(sb, shape, kind, withState);
     }
 
-    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
     sb.AppendLine($"    {(isStatic ? "public static" : "public")} bool TryWhen{generic}({string.Join(", ", parameters)})");
     foreach (string t in shape.StateTypes)
     {
@@ -441,6 +467,27 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     sb.AppendLine();
 }
 
+// The XML docs of a runtime TryWhen form; the static form inherits them.
+static void EmitTryWhenDocs(StringBuilder sb, Shape shape, Kind kind, bool withState)
+{
+    sb.AppendLine("    /// <summary>");
+    sb.AppendLine("    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.");
+    sb.AppendLine("    /// </summary>");
+    sb.AppendLine("    /// <remarks>");
+    sb.AppendLine("    /// The runtime is full when it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref=\"BocRuntimeOptions.FullMode\"/> says; to wait without blocking, <c>await</c> <see cref=\"BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)\"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.");
+    sb.AppendLine("    /// </remarks>");
+    EmitParameterDocs(sb, shape, kind, withState, result: false, withToken: false);
+    sb.AppendLine("    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>");
+    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
+    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
+    }
+
+    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+}
+
 // ---- BocBatch: the When/WhenAsync forms of the atomic-batch builder (runtime.Batch(b => …)). They take the runtime
 // forms' arguments (no CancellationToken: see "Batches" in Behaviour.cs) and record the behaviour instead of spawning
 // it. Self-contained, so that other changes to EmitEntryPoint merge cleanly.
@@ -469,9 +516,9 @@ void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withStat
     (bool result, bool awaitable, string name, string generic, string bodyType, string returnType, List<string> parameters) =
         Signature(shape, kind, withState);
 
-    string like = $"<c>BocRuntime.{name}</c>";
+    string like = $"<see cref=\"{RuntimeCref(name, generic, parameters)}\"/>";
     sb.AppendLine("    /// <summary>");
-    sb.AppendLine($"    /// Adds to the batch a behaviour {Summary(shape, kind, isStatic: false)["Spawns a behaviour ".Length..]}");
+    sb.AppendLine($"    /// Adds to the batch a behaviour {Summary(shape, kind)["Spawns a behaviour ".Length..]}");
     sb.AppendLine("    /// </summary>");
     sb.AppendLine("    /// <remarks>");
     sb.AppendLine($"    /// It takes the arguments of {like}. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref=\"BocRuntime.Batch(Action{{BocBatch}})\"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.");
@@ -490,7 +537,9 @@ void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withStat
     }
 
     sb.AppendLine("    /// </remarks>");
-    EmitParameterDocs(sb, shape, kind, withState, result, withToken: false);
+    // The parameters and the awaitable mean what they mean on the runtime's form; the summary, remarks and exceptions
+    // differ (recorded, not enqueued; no token; a closed batch throws).
+    sb.AppendLine(InheritDocFromRuntime(name, generic, parameters, path: "/*[self::typeparam or self::param or self::returns]"));
 
     string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
     sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}; nothing is added.</exception>");
@@ -768,7 +817,7 @@ static string BodyType(Shape shape, Kind kind, string? stateType)
     };
 }
 
-static string Summary(Shape shape, Kind kind, bool isStatic)
+static string Summary(Shape shape, Kind kind)
 {
     string on = shape switch
     {
@@ -778,18 +827,17 @@ static string Summary(Shape shape, Kind kind, bool isStatic)
         { Singles: 0 } => "that runs when it holds every cown in <paramref name=\"cowns\"/> at once",
         _ => "that runs when it holds the single cowns and every cown in <paramref name=\"cowns\"/> at once",
     };
-    string where = isStatic ? " on <see cref=\"BocRuntime.Default\"/>" : "";
     string holding = shape.Singles == 0 && !shape.Dynamic
         ? "with an asynchronous body"
         : "with an asynchronous body that keeps the cowns until its task completes";
     return kind switch
     {
-        Kind.Fire => $"Spawns a behaviour{where} {on}; fire-and-forget.",
-        Kind.FireAsync => $"Spawns a behaviour{where} {on}, {holding}; fire-and-forget.",
-        Kind.Completion => $"Spawns a behaviour{where} {on}, and returns an awaitable for its completion.",
-        Kind.CompletionAsync => $"Spawns a behaviour{where} {on}, {holding}, and returns an awaitable for its completion.",
-        Kind.Result => $"Spawns a behaviour{where} {on}, and returns an awaitable for the body's result.",
-        _ => $"Spawns a behaviour{where} {on}, {holding}, and returns an awaitable for its result.",
+        Kind.Fire => $"Spawns a behaviour {on}; fire-and-forget.",
+        Kind.FireAsync => $"Spawns a behaviour {on}, {holding}; fire-and-forget.",
+        Kind.Completion => $"Spawns a behaviour {on}, and returns an awaitable for its completion.",
+        Kind.CompletionAsync => $"Spawns a behaviour {on}, {holding}, and returns an awaitable for its completion.",
+        Kind.Result => $"Spawns a behaviour {on}, and returns an awaitable for the body's result.",
+        _ => $"Spawns a behaviour {on}, {holding}, and returns an awaitable for its result.",
     };
 }
 

@@ -9,2000 +9,535 @@ namespace Boc;
 
 public static partial class Behaviours
 {
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task); fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When(Action)"/>
     public static void When(Action body)
         => BocRuntime.Default.When(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task); fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{TState}(Action{TState}, TState)"/>
     public static void When<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.When(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When(Func{Task})"/>
     public static void When(Func<Task> body)
         => BocRuntime.Default.When(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{TState}(Func{TState, Task}, TState)"/>
     public static void When<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.When(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync(Action)"/>
     public static ValueTask WhenAsync(Action body)
         => BocRuntime.Default.WhenAsync(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync(Action, CancellationToken)"/>
     public static ValueTask WhenAsync(Action body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState}(Action{TState}, TState)"/>
     public static ValueTask WhenAsync<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState}(Action{TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<TState>(Action<TState> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync(Func{Task})"/>
     public static ValueTask WhenAsync(Func<Task> body)
         => BocRuntime.Default.WhenAsync(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync(Func{Task}, CancellationToken)"/>
     public static ValueTask WhenAsync(Func<Task> body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState}(Func{TState, Task}, TState)"/>
     public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState}(Func{TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TResult}(Func{TResult})"/>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
         => BocRuntime.Default.WhenAsync(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TResult}(Func{TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TResult}(Func{Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
         => BocRuntime.Default.WhenAsync(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TResult}(Func{Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
         => BocRuntime.Default.WhenAsync(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         => BocRuntime.Default.WhenAsync(body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen(Action)"/>
     public static bool TryWhen(Action body)
         => BocRuntime.Default.TryWhen(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{TState}(Action{TState}, TState)"/>
     public static bool TryWhen<TState>(Action<TState> body, TState state)
         => BocRuntime.Default.TryWhen(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen(Func{Task})"/>
     public static bool TryWhen(Func<Task> body)
         => BocRuntime.Default.TryWhen(body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{TState}(Func{TState, Task}, TState)"/>
     public static bool TryWhen<TState>(Func<TState, Task> body, TState state)
         => BocRuntime.Default.TryWhen(body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1}(IAcquirable{T1}, Action{T1})"/>
     public static void When<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.When(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)"/>
     public static void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.When(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1}(IAcquirable{T1}, Func{T1, Task})"/>
     public static void When<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.When(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)"/>
     public static void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.When(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Action{T1})"/>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Action{T1}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Func{T1, Task})"/>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Func{T1, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         => BocRuntime.Default.WhenAsync(c1, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1}(IAcquirable{T1}, Action{T1})"/>
     public static bool TryWhen<T1>(IAcquirable<T1> c1, Action<T1> body)
         where T1 : class
         => BocRuntime.Default.TryWhen(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)"/>
     public static bool TryWhen<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
         where T1 : class
         => BocRuntime.Default.TryWhen(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1}(IAcquirable{T1}, Func{T1, Task})"/>
     public static bool TryWhen<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
         where T1 : class
         => BocRuntime.Default.TryWhen(c1, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)"/>
     public static bool TryWhen<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
         where T1 : class
         => BocRuntime.Default.TryWhen(c1, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})"/>
     public static void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.When(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)"/>
     public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.When(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})"/>
     public static void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.When(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)"/>
     public static void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.When(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})"/>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})"/>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.WhenAsync(c1, c2, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})"/>
     public static bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.TryWhen(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)"/>
     public static bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.TryWhen(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})"/>
     public static bool TryWhen<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.TryWhen(c1, c2, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         => BocRuntime.Default.TryWhen(c1, c2, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})"/>
     public static void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.When(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)"/>
     public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.When(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})"/>
     public static void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.When(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)"/>
     public static void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.When(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})"/>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})"/>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})"/>
     public static bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)"/>
     public static bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})"/>
     public static bool TryWhen<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         where T3 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})"/>
     public static void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -2010,27 +545,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)"/>
     public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2038,24 +553,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})"/>
     public static void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -2063,27 +561,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)"/>
     public static void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2091,25 +569,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -2117,27 +577,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2145,28 +585,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2174,30 +593,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2205,25 +601,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -2231,27 +609,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2259,28 +617,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2288,30 +625,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2319,26 +633,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
         where T1 : class
         where T2 : class
@@ -2346,28 +641,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2375,29 +649,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -2405,31 +657,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2437,26 +665,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -2464,28 +673,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2493,29 +681,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -2523,31 +689,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2555,24 +697,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})"/>
     public static bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
         where T1 : class
         where T2 : class
@@ -2580,26 +705,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2607,24 +713,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})"/>
     public static bool TryWhen<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
         where T1 : class
         where T2 : class
@@ -2632,26 +721,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2659,26 +729,7 @@ public static partial class Behaviours
         where T4 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})"/>
     public static void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -2687,29 +738,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2718,26 +747,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})"/>
     public static void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -2746,29 +756,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2777,27 +765,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -2806,29 +774,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2837,30 +783,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -2869,32 +792,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2903,27 +801,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -2932,29 +810,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -2963,30 +819,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -2995,32 +828,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3029,28 +837,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
         where T1 : class
         where T2 : class
@@ -3059,30 +846,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3091,31 +855,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3124,33 +864,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3159,28 +873,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3189,30 +882,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3221,31 +891,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -3254,33 +900,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3289,26 +909,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
         where T1 : class
         where T2 : class
@@ -3317,28 +918,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3347,26 +927,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
         where T1 : class
         where T2 : class
@@ -3375,28 +936,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3405,28 +945,7 @@ public static partial class Behaviours
         where T5 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})"/>
     public static void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -3436,31 +955,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3470,28 +965,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})"/>
     public static void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -3501,31 +975,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3535,29 +985,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -3567,31 +995,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3601,32 +1005,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -3636,34 +1015,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3673,29 +1025,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -3705,31 +1035,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3739,32 +1045,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -3774,34 +1055,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3811,30 +1065,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
         where T1 : class
         where T2 : class
@@ -3844,32 +1075,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3879,33 +1085,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -3915,35 +1095,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -3953,30 +1105,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -3986,32 +1115,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4021,33 +1125,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -4057,35 +1135,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4095,28 +1145,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
         where T1 : class
         where T2 : class
@@ -4126,30 +1155,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4159,28 +1165,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
         where T1 : class
         where T2 : class
@@ -4190,30 +1175,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4223,30 +1185,7 @@ public static partial class Behaviours
         where T6 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -4257,33 +1196,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4294,30 +1207,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -4328,33 +1218,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4365,31 +1229,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -4400,33 +1240,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4437,34 +1251,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -4475,36 +1262,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4515,31 +1273,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -4550,33 +1284,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4587,34 +1295,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -4625,36 +1306,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4665,32 +1317,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
         where T1 : class
         where T2 : class
@@ -4701,34 +1328,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4739,35 +1339,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -4778,37 +1350,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4819,32 +1361,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -4855,34 +1372,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4893,35 +1383,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -4932,37 +1394,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -4973,30 +1405,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
         where T1 : class
         where T2 : class
@@ -5007,32 +1416,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5043,30 +1427,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
         where T1 : class
         where T2 : class
@@ -5077,32 +1438,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -5113,32 +1449,7 @@ public static partial class Behaviours
         where T7 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -5150,35 +1461,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5190,32 +1473,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -5227,35 +1485,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)"/>
     public static void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -5267,33 +1497,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.When(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -5305,35 +1509,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5345,36 +1521,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5386,38 +1533,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5429,33 +1545,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -5467,35 +1557,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5507,36 +1569,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -5548,38 +1581,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5591,34 +1593,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
         where T1 : class
         where T2 : class
@@ -5630,36 +1605,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5671,37 +1617,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
@@ -5713,39 +1629,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5757,34 +1641,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
         where T1 : class
         where T2 : class
@@ -5796,36 +1653,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5837,37 +1665,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
@@ -5879,39 +1677,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
@@ -5923,32 +1689,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.WhenAsync(c1, c2, c3, c4, c5, c6, c7, c8, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
         where T1 : class
         where T2 : class
@@ -5960,34 +1701,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
         where T1 : class
         where T2 : class
@@ -5999,32 +1713,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
         where T1 : class
         where T2 : class
@@ -6036,34 +1725,7 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
@@ -6075,1662 +1737,432 @@ public static partial class Behaviours
         where T8 : class
         => BocRuntime.Default.TryWhen(c1, c2, c3, c4, c5, c6, c7, c8, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})"/>
     public static void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.When(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)"/>
     public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.When(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})"/>
     public static void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.When(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.When(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})"/>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}}, CancellationToken)"/>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)"/>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})"/>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TResult})"/>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where TElement : class
         => BocRuntime.Default.WhenAsync(cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})"/>
     public static bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
         => BocRuntime.Default.TryWhen(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)"/>
     public static bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
         => BocRuntime.Default.TryWhen(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})"/>
     public static bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
         => BocRuntime.Default.TryWhen(cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
         => BocRuntime.Default.TryWhen(cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})"/>
     public static void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.When(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)"/>
     public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.When(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})"/>
     public static void When<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.When(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static void When<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.When(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})"/>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})"/>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, TElement, TState, TResult>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})"/>
     public static bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)"/>
     public static bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})"/>
     public static bool TryWhen<T1, TElement>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static bool TryWhen<T1, TElement, TState>(IAcquirable<T1> c1, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})"/>
     public static void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.When(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)"/>
     public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.When(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})"/>
     public static void When<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.When(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static void When<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.When(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})"/>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})"/>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task}, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState, CancellationToken)"/>
     public static ValueTask WhenAsync<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TResult})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TResult}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, TResult}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, TResult}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task{TResult}})"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task{TResult}}, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task{TResult}}, TState)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
-    /// </summary>
-    /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
-    /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
-    /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <param name="cancellationToken">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
-    /// <exception cref="BocRuntimeFullException">Called from outside the runtime while it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending, with <see cref="BocRuntimeOptions.FullMode"/> <see cref="BocFullMode.Throw"/>; nothing was enqueued. In <see cref="BocFullMode.Wait"/> mode the call blocks until there is room instead, or until <paramref name="cancellationToken"/> is canceled.</exception>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task{TResult}}, TState, CancellationToken)"/>
     public static ValueTask<TResult> WhenAsync<T1, T2, TElement, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.WhenAsync(c1, c2, cowns, body, state, cancellationToken);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})"/>
     public static bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)"/>
     public static bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, c2, cowns, body, state);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})"/>
     public static bool TryWhen<T1, T2, TElement>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, Task> body)
         where T1 : class
         where T2 : class
         where TElement : class
         => BocRuntime.Default.TryWhen(c1, c2, cowns, body);
 
-    /// <summary>
-    /// Spawns a behaviour on <see cref="BocRuntime.Default"/> like <c>Behaviours.When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.
-    /// </summary>
-    /// <remarks>
-    /// The runtime is full when it has <see cref="BocRuntimeOptions.MaxPendingBehaviours"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref="BocRuntimeOptions.FullMode"/> says; to wait without blocking, <c>await</c> <see cref="BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.
-    /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all.</exception>
-    /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
+    /// <inheritdoc cref="BocRuntime.TryWhen{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)"/>
     public static bool TryWhen<T1, T2, TElement, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IReadOnlyList<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
         where T1 : class
         where T2 : class

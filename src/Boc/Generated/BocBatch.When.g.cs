@@ -13,10 +13,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task); fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When(Action)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <param name="body">The body.</param>
+    /// <inheritdoc cref="BocRuntime.When(Action)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When(Action body)
@@ -32,13 +32,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task); fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{TState}(Action{TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{TState}(Action{TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<TState>(Action<TState> body, TState state)
@@ -54,10 +52,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When(Func{Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <param name="body">The body.</param>
+    /// <inheritdoc cref="BocRuntime.When(Func{Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When(Func<Task> body)
@@ -73,13 +71,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), with an asynchronous body; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{TState}(Func{TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{TState}(Func{TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<TState>(Func<TState, Task> body, TState state)
@@ -95,11 +91,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync(Action)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync(Action)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync(Action body)
@@ -117,14 +112,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TState}(Action{TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState}(Action{TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<TState>(Action<TState> body, TState state)
@@ -142,11 +134,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync(Func{Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync(Func{Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync(Func<Task> body)
@@ -164,14 +155,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TState}(Func{TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState}(Func{TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<TState>(Func<TState, Task> body, TState state)
@@ -189,12 +177,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TResult}(Func{TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TResult}(Func{TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<TResult> body)
@@ -212,15 +198,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, TResult> body, TState state)
@@ -238,12 +220,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TResult}(Func{Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TResult}(Func{Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<TResult>(Func<Task<TResult>> body)
@@ -261,15 +241,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that needs no cown (an unordered task), with an asynchronous body, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="body">The body; it receives <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TState, TResult}(Func{TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<TState, TResult>(Func<TState, Task<TResult>> body, TState state)
@@ -287,12 +263,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1}(IAcquirable{T1}, Action{T1})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1}(IAcquirable{T1}, Action{T1})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1>(IAcquirable<T1> c1, Action<T1> body)
@@ -310,15 +284,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
@@ -336,12 +306,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1}(IAcquirable{T1}, Func{T1, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1}(IAcquirable{T1}, Func{T1, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
@@ -359,15 +327,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
@@ -385,13 +349,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Action{T1})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Action{T1})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Action<T1> body)
@@ -411,16 +372,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Action{T1, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Action<T1, TState> body, TState state)
@@ -440,13 +396,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Func{T1, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1}(IAcquirable{T1}, Func{T1, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1>(IAcquirable<T1> c1, Func<T1, Task> body)
@@ -466,16 +419,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState}(IAcquirable{T1}, Func{T1, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, TState>(IAcquirable<T1> c1, Func<T1, TState, Task> body, TState state)
@@ -495,14 +443,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, TResult> body)
@@ -522,17 +466,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, TResult> body, TState state)
@@ -552,14 +490,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TResult}(IAcquirable{T1}, Func{T1, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, TResult>(IAcquirable<T1> c1, Func<T1, Task<TResult>> body)
@@ -579,17 +513,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TState, TResult}(IAcquirable{T1}, Func{T1, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, TState, TResult>(IAcquirable<T1> c1, Func<T1, TState, Task<TResult>> body, TState state)
@@ -609,14 +537,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
@@ -636,17 +560,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
@@ -666,14 +584,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
@@ -693,17 +607,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
@@ -723,15 +631,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2> body)
@@ -753,18 +656,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Action{T1, T2, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Action<T1, T2, TState> body, TState state)
@@ -786,15 +682,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task> body)
@@ -816,18 +707,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task> body, TState state)
@@ -849,16 +733,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TResult> body)
@@ -880,19 +758,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, TResult> body, TState state)
@@ -914,16 +784,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
@@ -945,19 +809,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, Func{T1, T2, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, Func<T1, T2, TState, Task<TResult>> body, TState state)
@@ -979,16 +835,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
@@ -1010,19 +860,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
@@ -1044,16 +886,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
@@ -1075,19 +911,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
@@ -1109,17 +937,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3> body)
@@ -1143,20 +964,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Action{T1, T2, T3, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Action<T1, T2, T3, TState> body, TState state)
@@ -1180,17 +992,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
@@ -1214,20 +1019,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task> body, TState state)
@@ -1251,18 +1047,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
@@ -1286,21 +1074,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, TResult> body, TState state)
@@ -1324,18 +1102,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
@@ -1359,21 +1129,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, Func{T1, T2, T3, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, Func<T1, T2, T3, TState, Task<TResult>> body, TState state)
@@ -1397,18 +1157,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
@@ -1432,21 +1184,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
@@ -1470,18 +1212,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
@@ -1505,21 +1239,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
@@ -1543,19 +1267,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4> body)
@@ -1581,22 +1296,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Action{T1, T2, T3, T4, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Action<T1, T2, T3, T4, TState> body, TState state)
@@ -1622,19 +1326,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task> body)
@@ -1660,22 +1355,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task> body, TState state)
@@ -1701,20 +1385,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TResult> body)
@@ -1740,23 +1414,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, TResult> body, TState state)
@@ -1782,20 +1444,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, Task<TResult>> body)
@@ -1821,23 +1473,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, Func{T1, T2, T3, T4, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, Func<T1, T2, T3, T4, TState, Task<TResult>> body, TState state)
@@ -1863,20 +1503,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
@@ -1902,23 +1532,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
@@ -1944,20 +1562,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
@@ -1983,23 +1591,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
@@ -2025,21 +1621,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5> body)
@@ -2067,24 +1652,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Action{T1, T2, T3, T4, T5, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Action<T1, T2, T3, T4, T5, TState> body, TState state)
@@ -2112,21 +1684,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task> body)
@@ -2154,24 +1715,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task> body, TState state)
@@ -2199,22 +1747,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TResult> body)
@@ -2242,25 +1778,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, TResult> body, TState state)
@@ -2288,22 +1810,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, Task<TResult>> body)
@@ -2331,25 +1841,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, Func{T1, T2, T3, T4, T5, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, Func<T1, T2, T3, T4, T5, TState, Task<TResult>> body, TState state)
@@ -2377,22 +1873,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
@@ -2420,25 +1904,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
@@ -2466,22 +1936,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
@@ -2509,25 +1967,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
@@ -2555,23 +1999,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6> body)
@@ -2601,26 +2032,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Action{T1, T2, T3, T4, T5, T6, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Action<T1, T2, T3, T4, T5, T6, TState> body, TState state)
@@ -2650,23 +2066,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task> body)
@@ -2696,26 +2099,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task> body, TState state)
@@ -2745,24 +2133,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TResult> body)
@@ -2792,27 +2166,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, TResult> body, TState state)
@@ -2842,24 +2200,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, Task<TResult>> body)
@@ -2889,27 +2233,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, Func{T1, T2, T3, T4, T5, T6, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, Func<T1, T2, T3, T4, T5, T6, TState, Task<TResult>> body, TState state)
@@ -2939,24 +2267,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
@@ -2986,27 +2300,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
@@ -3036,24 +2334,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
@@ -3083,27 +2367,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
@@ -3133,25 +2401,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7> body)
@@ -3183,28 +2436,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Action{T1, T2, T3, T4, T5, T6, T7, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Action<T1, T2, T3, T4, T5, T6, T7, TState> body, TState state)
@@ -3236,25 +2472,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task> body)
@@ -3286,28 +2507,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task> body, TState state)
@@ -3339,26 +2543,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TResult> body)
@@ -3390,29 +2578,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, TResult> body, TState state)
@@ -3444,26 +2614,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, Task<TResult>> body)
@@ -3495,29 +2649,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, Func{T1, T2, T3, T4, T5, T6, T7, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, Func<T1, T2, T3, T4, T5, T6, T7, TState, Task<TResult>> body, TState state)
@@ -3549,26 +2685,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
@@ -3600,29 +2720,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
@@ -3654,26 +2756,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
@@ -3705,29 +2791,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public void When<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
@@ -3759,27 +2827,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8> body)
@@ -3813,30 +2864,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Action{T1, T2, T3, T4, T5, T6, T7, T8, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Action<T1, T2, T3, T4, T5, T6, T7, T8, TState> body, TState state)
@@ -3870,27 +2902,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task> body)
@@ -3924,30 +2939,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task> body, TState state)
@@ -3981,28 +2977,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TResult> body)
@@ -4036,31 +3014,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult> body, TState state)
@@ -4094,28 +3052,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, Task<TResult>> body)
@@ -4149,31 +3089,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="T3">The state type of <paramref name="c3"/>.</typeparam>
-    /// <typeparam name="T4">The state type of <paramref name="c4"/>.</typeparam>
-    /// <typeparam name="T5">The state type of <paramref name="c5"/>.</typeparam>
-    /// <typeparam name="T6">The state type of <paramref name="c6"/>.</typeparam>
-    /// <typeparam name="T7">The state type of <paramref name="c7"/>.</typeparam>
-    /// <typeparam name="T8">The state type of <paramref name="c8"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c3">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c4">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c5">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c6">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c7">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c8">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IAcquirable{T3}, IAcquirable{T4}, IAcquirable{T5}, IAcquirable{T6}, IAcquirable{T7}, IAcquirable{T8}, Func{T1, T2, T3, T4, T5, T6, T7, T8, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException">a cown or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
     public ValueTask<TResult> WhenAsync<T1, T2, T3, T4, T5, T6, T7, T8, TState, TResult>(IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<T3> c3, IAcquirable<T4> c4, IAcquirable<T5> c5, IAcquirable<T6> c6, IAcquirable<T7> c7, IAcquirable<T8> c8, Func<T1, T2, T3, T4, T5, T6, T7, T8, TState, Task<TResult>> body, TState state)
@@ -4207,12 +3127,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4231,15 +3149,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4258,12 +3172,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4282,15 +3194,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4309,13 +3217,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4336,16 +3241,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Action{IReadOnlyList{TElement}, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4366,13 +3266,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4393,16 +3290,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4423,14 +3315,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4451,17 +3339,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4482,14 +3364,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4510,17 +3388,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{TElement, TState, TResult}(IReadOnlyList{IAcquirable{TElement}}, Func{IReadOnlyList{TElement}, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4541,14 +3413,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4569,17 +3437,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4600,14 +3462,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4628,17 +3486,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4659,15 +3511,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4690,18 +3537,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, IReadOnlyList{TElement}, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4724,15 +3564,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4755,18 +3590,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4789,16 +3617,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4821,19 +3643,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4856,16 +3670,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4888,19 +3696,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, TElement, TState, TResult}(IAcquirable{T1}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, IReadOnlyList{TElement}, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4923,16 +3723,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4955,19 +3749,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -4990,16 +3776,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5022,19 +3802,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.When</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.When{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
+    /// <inheritdoc cref="BocRuntime.When{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5057,17 +3829,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5092,20 +3857,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Action{T1, T2, IReadOnlyList{TElement}, TState}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5130,17 +3886,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5165,20 +3914,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5203,18 +3943,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TResult})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TResult})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5239,21 +3971,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, TResult}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, TResult}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5278,18 +4000,10 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task{TResult}})"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order. The cowns stay acquired until the returned task completes.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, Task{TResult}})" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
@@ -5314,21 +4028,11 @@ public sealed partial class BocBatch
     /// Adds to the batch a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// It takes the arguments of <c>BocRuntime.WhenAsync</c>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
+    /// It takes the arguments of <see cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task{TResult}}, TState)"/>. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref="BocRuntime.Batch(Action{BocBatch})"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.
     /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure.
     /// </remarks>
-    /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
-    /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
-    /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
-    /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="c2">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
-    /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
-    /// <param name="body">The body; it receives the acquired states, in argument order, then <paramref name="state"/>. The cowns stay acquired until the returned task completes.</param>
-    /// <param name="state">A value handed to the body as its last argument.</param>
-    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>
+    /// <inheritdoc cref="BocRuntime.WhenAsync{T1, T2, TElement, TState, TResult}(IAcquirable{T1}, IAcquirable{T2}, IReadOnlyList{IAcquirable{TElement}}, Func{T1, T2, IReadOnlyList{TElement}, TState, Task{TResult}}, TState)" path="/*[self::typeparam or self::param or self::returns]"/>
     /// <exception cref="ArgumentNullException"><paramref name="cowns"/>, a single cown, or <paramref name="body"/> is null; nothing is added.</exception>
     /// <exception cref="ArgumentException"><paramref name="cowns"/> contains null, or more than <see cref="BocRuntime.MaxCownsPerBehaviour"/> cowns are requested in all; nothing is added.</exception>
     /// <exception cref="InvalidOperationException">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>
