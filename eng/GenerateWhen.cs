@@ -64,7 +64,7 @@ foreach (Shape shape in shapes)
     {
         foreach (bool withState in new[] { false, true })
         {
-            // The awaitable forms also take a trailing CancellationToken (withdrawal; see "Cancellation" in Behaviour.cs).
+            // The awaitable forms also take a trailing CancellationToken (withdrawal; see Protocol/Behaviour.Cancellation.cs).
             bool[] tokens = kind is Kind.Fire or Kind.FireAsync ? [false] : [false, true];
             foreach (bool withToken in tokens)
             {
@@ -99,7 +99,7 @@ void Write(string name, StringBuilder text)
 }
 
 // The runtime's one- and two-cown, synchronous, fire-and-forget forms spawn through BocRuntime.SpawnOne and SpawnPair,
-// which may append the body to the behaviour at the cowns' tail ("Appending" in Behaviour.cs).
+// which may append the body to the behaviour at the cowns' tail (Appending/Behaviour.Appending.cs).
 static bool Appendable(Shape shape, Kind kind) => kind == Kind.Fire && shape.Singles is 1 or 2 && !shape.Dynamic;
 
 static string AppendableSpawn(Shape shape) => shape.Singles == 1 ? "SpawnOne" : "SpawnPair";
@@ -312,7 +312,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     sb.AppendLine(withToken ? "        bool admitted = Admit(cancellationToken);" : "        Admit();");
     if (Appendable(shape, kind))
     {
-        // The kinds that may ride in the behaviour at their cowns' tail ("Appending" in Behaviour.cs).
+        // The kinds that may ride in the behaviour at their cowns' tail (Appending/Behaviour.Appending.cs).
         sb.AppendLine($"        {AppendableSpawn(shape)}({string.Join(", ", initArgs.Skip(1))});");
         sb.AppendLine("    }");
         sb.AppendLine();
@@ -489,7 +489,7 @@ static void EmitTryWhenDocs(StringBuilder sb, Shape shape, Kind kind, bool withS
 }
 
 // ---- BocBatch: the When/WhenAsync forms of the atomic-batch builder (runtime.Batch(b => …)). They take the runtime
-// forms' arguments (no CancellationToken: see "Batches" in Behaviour.cs) and record the behaviour instead of spawning
+// forms' arguments (no CancellationToken: see Protocol/Behaviour.Batch.cs) and record the behaviour instead of spawning
 // it. Self-contained, so that other changes to EmitEntryPoint merge cleanly.
 
 void EmitBatchFile(List<Shape> batchShapes)
