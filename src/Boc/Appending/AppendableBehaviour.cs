@@ -16,6 +16,13 @@ namespace Boc;
 // treats it as an asynchronous body: the cowns stay held until the task completes. Whichever worker takes the
 // record runs the remaining bodies (and may yield again), counts them out, and completes the task; its
 // continuation finishes the behaviour (release, failures, count) as for any asynchronous body.
+// The inbox's turn. The same check also yields, whatever the clock says, when the worker owes the inbox its turn
+// and the inbox has work (BocScheduler.OwesInbox): every body of the run ticks the worker's clock (the loop in
+// RunAppended), so the inbox bound counts bodies, and a flood's behaviour of 32 bodies overruns it by at most
+// FloodPolicy.CheckEvery of them. Without it, a request arriving during a flood spawned from outside waited about
+// 61 behaviours of 32 bodies for each request ahead of it (issue 39). The worker then takes the inbox's head, and
+// the rest runs from the back of the inbox like any yielded run. The check costs two reads of the worker's own
+// fields every CheckEvery bodies, and one read of the inbox's head once the check is due.
 // Why it keeps the guarantees: the behaviour holds every cown from its first body to its release, with or without
 // yields, so nothing else runs on its cowns in between, and the remaining bodies run in index order after the
 // earlier ones (the inbox's enqueue is a release of the record and of everything the bodies so far wrote, and the
@@ -23,7 +30,7 @@ namespace Boc;
 // is lost or run twice: the record is queued exactly once per yield and taken exactly once, the word was closed
 // before the first body, and each body's entry is cleared after it runs. The counts are as without a yield (each
 // appended body counted out once, in FinishAppended, before the release). A yield only delays the rest of a run
-// behind work that waited, so no bound in items gets longer: the rest is one more item, queued behind the others.
+// behind work that waited, so no bound gets longer: the rest is one more item, queued behind the others.
 // Cost: two clock reads per run of short bodies (the check after the 8th body turns the later ones off when the
 // clock has not moved since the run started), and nothing on runs too short to reach a check. Not on the thread
 // pool (no queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.

@@ -78,9 +78,12 @@ namespace Boc;
 //     enqueues a behaviour of its own.
 //   * Deadlock freedom. The only wait is the runner's for an appender that holds Writing, which writes one entry and
 //     releases it without waiting for anything.
-//   * Bounds. A behaviour runs at most 1 + MaxAppended bodies, so the scheduler's latency bounds (counted in items, one
-//     behaviour per item) stretch by that factor at most, and only for floods: a chain (each body spawning the next
-//     on its own cown) never appends, since the tail it finds is its own behaviour, which is running and closed.
+//   * Bounds. A behaviour runs at most 1 + MaxAppended bodies. The scheduler's latency bounds count bodies: every
+//     appended body ticks its worker's clock, and the run hands its worker over between two bodies when the inbox is
+//     owed its turn (AppendableBehaviour.cs, "Yielding"), so a flood stretches the inbox bound by at most
+//     FloodPolicy.CheckEvery bodies, and the next-slot bound by the rest of the behaviour running when it is reached. A
+//     chain (each body spawning the next on its own cown) never appends, since the tail it finds is its own
+//     behaviour, which is running and closed.
 //   * Not under the controlled runtime of Boc.Testing (a spawn hook): there, every spawn is a scheduling point of its
 //     own. Not while the start-delay histogram or behaviour tracing is on: those are per behaviour.
 // =====================================================================================================================
@@ -100,7 +103,7 @@ internal abstract partial class Behaviour
     /// was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's time is decided per process, in
     /// three modes, whatever the bound (benchmarks/README.md, "Floods are appended" and "Longer appended runs"). Not
     /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies
-    /// (docs/guide/dispatchers.md, "Bounds count behaviours").
+    /// (docs/guide/dispatchers.md, "Bounds count bodies").
     /// </remarks>
     internal const int MaxAppended = 31;
 
