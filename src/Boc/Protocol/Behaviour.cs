@@ -47,12 +47,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // second reference. A pending one-cown behaviour went from 144 bytes to 88 (96 since the append word of
     // "Appending"), a two-cown one from 152 to 112.
 
-    // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link) last nanoseconds
-    // unless the other thread was preempted mid-spawn. SpinWait yields the core after its first few iterations; it
-    // sleeps for a millisecond only after this many, which bounds the cost of many spawner threads on few cores without
-    // turning a brief wait into a 1 ms stall, as SpinWait's default threshold of 20 can (one noisy measurement hinted
-    // at that; the threshold is not tuned).
-    private const int LongWaitSleepThreshold = 100;
+    // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link, for an appender's
+    // Writing bit) last nanoseconds unless the other thread was preempted mid-step. SpinWait yields the core after its
+    // first few iterations, and never sleeps (-1): the thread waited for is running or runnable, so a yield is all it
+    // needs. A threshold of 100 (then Thread.Sleep(1) at every later iteration) let two workers each wait for a step of
+    // the other while the other slept: each woke a millisecond later to find its partner now asleep in its own wait,
+    // a convoy in which Dining Philosophers (full) ran about one behaviour per millisecond per worker for hundreds of
+    // milliseconds (both workers seen in Thread.Sleep inside bodies, issue 39).
+    private const int LongWaitSleepThreshold = -1;
     private const int InsertionSortLimit = 16;
 
     private Slot _first;
