@@ -27,9 +27,10 @@ public sealed class SchedulerFairnessTests
     public async Task AHotChain_DelaysEachOutsideBehaviourByAtMostTheInboxBound(int workers)
     {
         // One chain in which every behaviour spawns the next on the same cown keeps a worker busy from its next slot.
-        // Behaviours spawned from this (outside) thread meanwhile go to the inbox. The scheduler promises that every
-        // InboxCheckInterval-th item a worker runs comes from the inbox, so the k-th outside behaviour (0-based) waits
-        // for at most (k + 1) * InboxCheckInterval items per worker: that many chain steps, at most, run in between.
+        // Behaviours spawned from this (outside) thread meanwhile go to the inbox. The scheduler promises that once every
+        // InboxCheckInterval bodies a worker takes from the inbox (a batch, when its own queue is empty), and that what
+        // it moved into its queue waits for at most NextSlotRunLimit bodies of a chain: so the k-th outside behaviour
+        // (0-based) waits for at most (k + 1) * InboxCheckInterval + NextSlotRunLimit chain steps (one body each).
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = workers });
         const int Length = 150_000;
         const int Outside = 20;
@@ -72,7 +73,7 @@ public sealed class SchedulerFairnessTests
         for (int k = 0; k < Outside; k++)
         {
             int delay = ranAt[k] - spawnedAt[k];
-            int bound = (k + 1) * BocScheduler.InboxCheckInterval;
+            int bound = ((k + 1) * BocScheduler.InboxCheckInterval) + BocScheduler.NextSlotRunLimit;
             Assert.True(
                 delay <= bound,
                 $"outside behaviour {k} waited for {delay} chain steps; the bound is {bound} (delays: {string.Join(", ", ranAt.Zip(spawnedAt, (r, s) => r - s))})");
@@ -100,6 +101,7 @@ public sealed class SchedulerFairnessTests
         var random = new Random(seed);
         var progress = new int[1];
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var spawned = new ManualResetEventSlim();
 
         // A body long enough (a few hundred nanoseconds) that the flood is still running when the outside behaviours
         // arrive; the spin varies with the seed so that the checks fall at different places in the runs.
@@ -110,7 +112,10 @@ public sealed class SchedulerFairnessTests
             Thread.SpinWait(spin);
             if (Interlocked.Increment(ref progress[0]) == 200)
             {
+                // Hold the flood here until the outside behaviours are spawned, so that a test thread slowed down by
+                // other tests still spawns them while the flood runs (the wait is what the bound is measured from).
                 started.TrySetResult();
+                spawned.Wait();
             }
         }
 
@@ -135,6 +140,7 @@ public sealed class SchedulerFairnessTests
             spawnedAt[k] = Volatile.Read(ref progress[0]);
         }
 
+        spawned.Set();
         await runtime.WaitForQuiescenceAsync().Guard();
         foreach (Cown<Counter> cown in hot)
         {

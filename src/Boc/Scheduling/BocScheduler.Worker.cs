@@ -13,8 +13,9 @@ namespace Boc;
 //     then the slot's item goes to the back of the queue (stealable);
 //   * inbox: once every InboxCheckInterval ticks of a worker's clock, its next item is taken from the inbox if it has
 //     one. Ticks counts bodies: one per item, and one per appended body of a flood's behaviour (AppendableBehaviour's
-//     shared run loop ticks it), so the bound holds in bodies, not in items of up to 32 bodies. A worker that finds its
-//     queue empty takes up to InboxBatch more from the inbox into its queue;
+//     shared run loop ticks it), so the bound holds in bodies, not in items of up to 32 bodies. A worker whose queue is
+//     empty when it takes from the inbox (at that turn, or finding nothing else) takes up to InboxBatch more into its
+//     queue, where they wait under the next-slot bound;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
 //   * a behaviour running appended bodies (a flood's batch, up to 32 bodies in one item) checks every
 //     FloodPolicy.CheckEvery bodies: it hands its worker over between two bodies when the worker owes the inbox its
@@ -130,7 +131,12 @@ public sealed partial class BocScheduler
         if (self.Ticks >= self.InboxDue)
         {
             self.InboxDue = self.Ticks + InboxCheckInterval;
-            if (!_inbox.IsEmpty && _inbox.TryDequeue(out item))
+
+            // With its own queue empty (a flood that just yielded, a chain between two hops), the worker takes a batch
+            // as an idle one would: the requests that arrived together then run one after another, instead of one per
+            // InboxCheckInterval bodies; the batch waits in its queue under the next-slot bound.
+            item = self.Queue.IsEmpty ? TakeFromInbox(self) : !_inbox.IsEmpty && _inbox.TryDequeue(out object? one) ? one : null;
+            if (item is not null)
             {
                 self.NextRunFrom = self.Ticks;
                 return item;
