@@ -4,8 +4,8 @@
 // iteration of each per round, the order reversed every other round) and, on a worker of that runtime, the machine
 // controls (Savina/MachineControl.cs, no Boc code) right before and right after each round. A round whose controls
 // both ran at the machine's fast store speed, and one whose controls both ran slow, then say what the same runs cost in
-// each mood (benchmarks/README.md, "Two store speeds"); with several runs, the ratio of each to the first within a
-// round compares them at the same moment.
+// each mood (docs/performance/decisions.md#the-machine-has-two-store-speeds); with several runs, the ratio of each to
+// the first within a round compares them at the same moment.
 //
 //   dotnet run -c Release benchmarks/tools/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]
 //

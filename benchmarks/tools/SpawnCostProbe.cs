@@ -12,7 +12,7 @@
 //   FJC full, two loops   the same spawns as two loops: every cown and its compute first, then every join
 //   FJC actor         its actor loop: a new cown and a one-cown spawn on it, whose body spawns on the hub
 // The kinds alternate in blocks of --rounds floods each, the order rotated every block (alternating in one process has
-// an order bias: benchmarks/README.md).
+// an order bias: docs/performance/decisions.md#order-within-a-pair).
 //
 //   dotnet run -c Release benchmarks/tools/SpawnCostProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N] [--only KIND;...]
 //

@@ -4,7 +4,8 @@
 // scenario 1): an outside thread spawns N = 1024 one-cown behaviours on N idle cowns (the static+state overload, on
 // BocScheduler) and waits for them, against the same thread queueing N bare IThreadPoolWorkItems. Every item signals
 // one shared countdown, as in the benchmark. The two floods alternate in blocks of --rounds floods each, the order
-// reversed every other block (alternating in one process has an order bias: benchmarks/README.md).
+// reversed every other block (alternating in one process has an order bias:
+// docs/performance/decisions.md#order-within-a-pair).
 //
 //   dotnet run -c Release benchmarks/tools/SpawnRunProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N]
 //

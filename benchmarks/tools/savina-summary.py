@@ -18,9 +18,10 @@ import math
 import sys
 
 # The reference C++ runtime (Verona's Savina, --cores 2, Paper parameters): medians in ms, measured side by side with Boc
-# (main at 02ac15b) on one quiet 2-core machine of the benchmarks' kind (benchmarks/README.md, "The reference runtime,
-# side by side"). Only the rows whose kernels do the same work in both: Fork-Join Throughput actor, Concurrent
-# Dictionary, Trapezoid and Filterbank do not, so they are left out. On another machine these figures do not apply.
+# (main at 02ac15b) on one quiet 2-core machine of the benchmarks' kind
+# (benchmarks/README.md#the-reference-runtime-side-by-side). Only the rows whose kernels do the same work in both:
+# Fork-Join Throughput actor, Concurrent Dictionary, Trapezoid and Filterbank do not, so they are left out. On another
+# machine these figures do not apply.
 CPP_ACTOR = {
     "PingPong": 3.3, "ThreadRing": 3.4, "Count": 25, "ForkJoinCreate": 7.6, "Fib": 14, "Big": 159, "Chameneos": 36,
     "Banking": 12, "DiningPhilosophers": 56, "SleepingBarber": 887, "LogisticMap": 30, "Quicksort": 38,
