@@ -4,7 +4,7 @@ using BenchmarkDotNet.Jobs;
 namespace Boc.Benchmarks;
 
 /// <summary>
-/// Before/after comparisons in one BenchmarkDotNet run. <c>eng/bench-before-after.sh</c> packs Boc at an older commit
+/// Before/after comparisons in one BenchmarkDotNet run. <c>benchmarks/tools/bench-before-after.sh</c> packs Boc at an older commit
 /// into a local folder and sets <c>BOC_BASELINE_VERSION</c>, <c>BOC_BASELINE_FEED</c> and <c>BOC_BASELINE_PACKAGE</c> (the
 /// package id of that commit: <c>Boc</c> before the rename, <c>BehaviourOrientedConcurrency</c> after); then every config adds its job
 /// twice: "before", built against that package, and "after", built against the working tree. Without the variables a

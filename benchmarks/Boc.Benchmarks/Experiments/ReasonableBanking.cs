@@ -5,7 +5,7 @@ namespace Boc.Benchmarks.Experiments;
 // ReasonableBanking (savina-spec.md §5.1): the Pony artifact's "Banking 2PC" (Table 4). Two Tellers each do N
 // transfers over the same A accounts; every transfer must be atomic over its two accounts, and two transfers of one
 // Teller that share an account must take effect in issue order. Four implementations, one file each, so that their
-// line counts compare the protocols (eng/count-loc.sh):
+// line counts compare the protocols (benchmarks/tools/count-loc.sh):
 // - ReasonableBanking.Boc.cs: one two-cown behaviour per transfer; BoC gives both requirements for free.
 // - ReasonableBanking.Channels.cs and ReasonableBanking.Akka.cs: the Pony protocol (per-account acquire locks taken in
 //   index order, a per-transaction 2PC Manager actor, accounts stashing while in a transaction).

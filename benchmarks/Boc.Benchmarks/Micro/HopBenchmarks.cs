@@ -16,9 +16,9 @@ namespace Boc.Benchmarks.Micro;
 /// <remarks>
 /// Made to show smaller effects per behaviour than the two-worker scenarios can: in same-code comparisons of two rounds
 /// each on the 2-vCPU machine, their per-round ratios moved by 3–28%, this one's by 3–4% (3 processes × 30 chains a
-/// round; see benchmarks/README.md, thirteenth step). Whole processes still run in a slow state now and then (a process's
-/// fastest chain at 88–119 ns a hop instead of 64–71), so compare builds in rounds: eng/bench-before-after.sh with
-/// BOC_ROUNDS, and read the paired column and the Min column.
+/// round; docs/performance/decisions.md#a-steady-instrument-for-per-hop-changes). Whole processes still run in a slow
+/// state now and then (a process's fastest chain at 88–119 ns a hop instead of 64–71), so compare builds in rounds:
+/// benchmarks/tools/bench-before-after.sh with BOC_ROUNDS, and read the paired column and the Min column.
 /// </remarks>
 [Config(typeof(HopConfig))]
 public class HopBenchmarks

@@ -8,7 +8,7 @@ namespace Boc.Benchmarks.Micro;
 /// Scenario 5: the cost of observability on scenario 1's spawn+run (N independent one-cown behaviours, static body,
 /// BocScheduler), with nobody listening, with a <see cref="MeterListener"/> on every instrument of the <c>Boc</c> meter,
 /// and with that plus behaviour spans (<c>TraceBehaviours</c>, an <see cref="ActivityListener"/> sampling everything).
-/// The "no listener" row against scenario 1 of an older commit (eng/bench-before-after.sh) is the zero-cost check.
+/// The "no listener" row against scenario 1 of an older commit (benchmarks/tools/bench-before-after.sh) is the zero-cost check.
 /// </summary>
 /// <remarks>
 /// In a before/after run the "before" build predates the meter: its rows all measure the unobserved runtime (and it

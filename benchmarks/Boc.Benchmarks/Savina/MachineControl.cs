@@ -9,8 +9,8 @@ namespace Boc.Benchmarks.Savina;
 // machine alone makes in that run:
 // - Cpu: one thread, integer arithmetic and a 64 KB table (core speed and the first cache levels);
 // - Stores: one thread, independent 8-byte stores into a 32 KB array (the core's store path: on this machine it has
-//   two speeds, about 1.5x apart, while Cpu stays put, and Thread Ring and Ping Pong follow it; benchmarks/README.md,
-//   "Two store speeds");
+//   two speeds, about 1.5x apart, while Cpu stays put, and Thread Ring and Ping Pong follow it;
+//   docs/performance/decisions.md#the-machine-has-two-store-speeds);
 // - CrossCore: two threads handing a counter back and forth through two cache lines (the latency of moving a line
 //   between cores, which Boc's chains and floods pay whenever work changes core).
 

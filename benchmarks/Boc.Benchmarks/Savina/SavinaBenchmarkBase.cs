@@ -110,9 +110,9 @@ public abstract class SavinaBenchmarkBase
     /// Measured iterations should run the code a long-running process runs: tier-1 code with its PGO data. Even with
     /// the call-counting delay off (<see cref="SavinaConfig"/>), a benchmark of a few milliseconds gets there only after
     /// several runs, more than its two warm-up iterations: Cigarette Smokers actor ran 7.6-13 ms in its first 7 measured
-    /// iterations and 2.2-2.4 ms from the 8th on (benchmarks/README.md, "Tier-0 iterations"). A time, not a count, so
-    /// that a two-second run (Recursive Matrix Multiplication) is not repeated for nothing. Every variant, Boc or
-    /// Channels, gets the same.
+    /// iterations and 2.2-2.4 ms from the 8th on (docs/performance/decisions.md#runs-measure-tier-1-code). A time, not
+    /// a count, so that a two-second run (Recursive Matrix Multiplication) is not repeated for nothing. Every variant,
+    /// Boc or Channels, gets the same.
     /// </remarks>
     public static int WarmUp(Type runType, SavinaSize size, BocRuntime runtime, TimeSpan time)
     {

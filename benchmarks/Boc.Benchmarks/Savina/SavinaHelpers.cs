@@ -67,8 +67,8 @@ public static class SavinaHelpers
     /// <remarks>
     /// Never inlined: every caller passes the constant 37.2, and once inlined the JIT folds Math.Sin of a constant, so a
     /// handler whose tier-1 code inlined it computed nothing while another that called it computed a sine per message
-    /// (the Channels Fork-Join handlers did the former, Boc's the latter; benchmarks/README.md, "Fork-Join's folded
-    /// sine").
+    /// (the Channels Fork-Join handlers did the former, Boc's the latter;
+    /// docs/performance/decisions.md#same-work-on-every-substrate).
     /// </remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static double PerformComputation(double theta)

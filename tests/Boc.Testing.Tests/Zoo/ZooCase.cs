@@ -3,7 +3,7 @@ namespace Boc.Testing.Tests.Zoo;
 /// <summary>
 /// A small Boc program with a schedule-dependent bug, and its fix. Both are scenarios: they take the runtime they are
 /// given, so the same code runs under Boc.Testing and on a real runtime (the contrast measurement in
-/// tests/Boc.Testing.Bench). A run that hits the bug throws <see cref="ZooBugException"/> or never finishes.
+/// benchmarks/Boc.Testing.Bench). A run that hits the bug throws <see cref="ZooBugException"/> or never finishes.
 /// </summary>
 internal sealed record ZooCase(string Name, Func<BocRuntime, Task> Buggy, Func<BocRuntime, Task> Fixed, BocTestFailureKind Symptom)
 {

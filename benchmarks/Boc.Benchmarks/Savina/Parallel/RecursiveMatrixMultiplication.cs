@@ -186,7 +186,7 @@ internal static class RecursiveMatrixMultiplicationKernel
     {
         // The matrices arrive as parameters, so every variant runs this same loop. Before, the actor variant read them
         // from its fields inside the loops and the Channels variant from locals, which the JIT need not compile alike
-        // (benchmarks/README.md, "Recursive Matrix Multiplication's kernel").
+        // (docs/performance/decisions.md#same-work-on-every-substrate).
         int endR = srC + dim;
         int endC = scC + dim;
         for (int i = srC; i < endR; i++)

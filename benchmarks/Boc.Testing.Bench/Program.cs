@@ -1,11 +1,11 @@
 // Boc.Testing measurements (not a test: it asserts nothing, it prints numbers).
 //
-//   dotnet run -c Release --project tests/Boc.Testing.Bench -- bdn --filter '*'   # schedules per second (BenchmarkDotNet)
-//   dotnet run -c Release --project tests/Boc.Testing.Bench -- speed      # the same, as a quick measured loop
-//   dotnet run -c Release --project tests/Boc.Testing.Bench -- contrast   # the bug zoo in plain runs
+//   dotnet run -c Release --project benchmarks/Boc.Testing.Bench -- bdn --filter '*'   # schedules per second (BenchmarkDotNet)
+//   dotnet run -c Release --project benchmarks/Boc.Testing.Bench -- speed      # the same, as a quick measured loop
+//   dotnet run -c Release --project benchmarks/Boc.Testing.Bench -- contrast   # the bug zoo in plain runs
 //
-// The exploration speed for benchmarks/README.md comes from the BenchmarkDotNet run (ExplorationBenchmarks: time per
-// schedule); "speed" is a rough loop for a quick look.
+// The exploration speed in benchmarks/README.md#boctesting-exploration-speed-and-the-zoos-contrast comes from the
+// BenchmarkDotNet run (ExplorationBenchmarks: time per schedule); "speed" is a rough loop for a quick look.
 
 using System.Diagnostics;
 using System.Globalization;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Before/after table from a BenchmarkDotNet console log (eng/bench-before-after.sh ... | tee LOG).
+"""Before/after table from a BenchmarkDotNet console log (benchmarks/tools/bench-before-after.sh ... | tee LOG).
 
 Reads every '// Benchmark: Class.Method: job(...)' block and its 'WorkloadResult' lines, and prints one markdown row per
 benchmark: median (min-max) of the measured iterations for the 'before' and 'after' jobs, and after/before of the
-medians. Usage: python3 eng/bench-log-table.py LOG [unit: ns|us|ms]
+medians. Usage: python3 benchmarks/tools/bench-log-table.py LOG [unit: ns|us|ms]
 
 A log of several rounds (BOC_ROUNDS, '// Round r of R' lines) pools every round's iterations into the two medians, and
 adds a paired column: the median (min-max) over the rounds of each round's after/before ratio of medians. A slow phase

@@ -2,18 +2,18 @@
 # Runs benchmarks twice in one BenchmarkDotNet run: "before" against the Boc package packed from an older commit,
 # "after" against the working tree (see benchmarks/Boc.Benchmarks/BeforeAfter.cs).
 #
-#   bash eng/bench-before-after.sh <commit> [BenchmarkDotNet arguments...]
-#   bash eng/bench-before-after.sh 7249553 --filter 'Boc.Benchmarks.Micro*'
+#   bash benchmarks/tools/bench-before-after.sh <commit> [BenchmarkDotNet arguments...]
+#   bash benchmarks/tools/bench-before-after.sh 7249553 --filter 'Boc.Benchmarks.Micro*'
 #
 # BOC_ROUNDS=R (default 1) repeats the whole BenchmarkDotNet run R times, marking each with a "// Round r of R" line.
 # Within a run, BenchmarkDotNet runs all of one job's launches of a benchmark before the other job's; on a machine whose
 # speed drifts over minutes that can put one side in a slow phase. With rounds, each side gets one launch per round
 # (set SAVINA_LAUNCHES=1), adjacent to the other side's, with the two sides' order swapped every other round, and
-# eng/bench-log-table.py pools the rounds and adds the median of the per-round ratios, which cancels a slow phase that
+# benchmarks/tools/bench-log-table.py pools the rounds and adds the median of the per-round ratios, which cancels a slow phase that
 # both launches of a round shared:
 #
-#   BOC_ROUNDS=4 SAVINA_LAUNCHES=1 bash eng/bench-before-after.sh 7249553 --filter '*.ThreadRing.*' | tee LOG
-#   python3 eng/bench-log-table.py LOG ms
+#   BOC_ROUNDS=4 SAVINA_LAUNCHES=1 bash benchmarks/tools/bench-before-after.sh 7249553 --filter '*.ThreadRing.*' | tee LOG
+#   python3 benchmarks/tools/bench-log-table.py LOG ms
 #
 # The benchmark code must compile against both versions' public API.
 set -euo pipefail

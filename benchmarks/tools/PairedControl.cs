@@ -1,13 +1,13 @@
-#:project ../benchmarks/Boc.Benchmarks/Boc.Benchmarks.csproj
+#:project ../Boc.Benchmarks/Boc.Benchmarks.csproj
 #:property RunAnalyzers=false
 // Tells the machine's moods apart from the runtime's. Runs one or more Savina runs in rounds on one runtime (one
 // iteration of each per round, the order reversed every other round) and, on a worker of that runtime, the machine
 // controls (Savina/MachineControl.cs, no Boc code) right before and right after each round. A round whose controls
 // both ran at the machine's fast store speed, and one whose controls both ran slow, then say what the same runs cost in
-// each mood (benchmarks/README.md, "Two store speeds"); with several runs, the ratio of each to the first within a
-// round compares them at the same moment.
+// each mood (docs/performance/decisions.md#the-machine-has-two-store-speeds); with several runs, the ratio of each to
+// the first within a round compares them at the same moment.
 //
-//   dotnet run -c Release eng/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]
+//   dotnet run -c Release benchmarks/tools/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]
 //
 // RUN is a SavinaRun class name (ThreadRingActor, ThreadRingChannels, ...), run at Paper size. Every iteration starts
 // after a full collection, as a BenchmarkDotNet iteration does. The first --warmup rounds (default 10; tier-up) are
@@ -51,7 +51,7 @@ Type[] runTypes = runNames
     .ToArray()!;
 if (runNames.Count == 0 || runTypes.Length != runNames.Count || rounds <= warmup)
 {
-    Console.Error.WriteLine("usage: dotnet run -c Release eng/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]");
+    Console.Error.WriteLine("usage: dotnet run -c Release benchmarks/tools/PairedControl.cs -- RUN [RUN ...] [--rounds N] [--warmup N] [--workers N] [--fast-stores MS]");
     Console.Error.WriteLine("RUN is a SavinaRun class name, such as ThreadRingActor; --rounds must exceed --warmup.");
     return 2;
 }

@@ -1,4 +1,4 @@
-#:project ../benchmarks/Boc.Benchmarks/Boc.Benchmarks.csproj
+#:project ../Boc.Benchmarks/Boc.Benchmarks.csproj
 #:property RunAnalyzers=false
 // What each extra cown costs a spawner (issue 9: "measure the cost of each extra cown"). An outside thread spawns
 // floods of N = 1024 fire-and-forget behaviours (the static+state overloads, on BocScheduler) and waits for them. Kinds:
@@ -12,9 +12,9 @@
 //   FJC full, two loops   the same spawns as two loops: every cown and its compute first, then every join
 //   FJC actor         its actor loop: a new cown and a one-cown spawn on it, whose body spawns on the hub
 // The kinds alternate in blocks of --rounds floods each, the order rotated every block (alternating in one process has
-// an order bias: benchmarks/README.md).
+// an order bias: docs/performance/decisions.md#order-within-a-pair).
 //
-//   dotnet run -c Release eng/SpawnCostProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N] [--only KIND;...]
+//   dotnet run -c Release benchmarks/tools/SpawnCostProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N] [--only KIND;...]
 //
 // Prints, per kind, the producer's loop per spawn call and the whole flood per spawn call (medians over blocks, min-max);
 // then each kind's loop against "1 cown" (always run) and against "2 x 1 cown" (NaN when --only leaves it out), per
@@ -47,7 +47,7 @@ for (int i = 0; i < args.Length; i++)
         case "--workers": workers = int.Parse(args[++i], inv); break;
         case "--only": only = args[++i].Split(';'); break;
         default:
-            Console.Error.WriteLine("usage: dotnet run -c Release eng/SpawnCostProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N] [--only KIND;...]");
+            Console.Error.WriteLine("usage: dotnet run -c Release benchmarks/tools/SpawnCostProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N] [--only KIND;...]");
             return 2;
     }
 }

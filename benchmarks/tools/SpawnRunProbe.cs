@@ -1,12 +1,13 @@
-#:project ../benchmarks/Boc.Benchmarks/Boc.Benchmarks.csproj
+#:project ../Boc.Benchmarks/Boc.Benchmarks.csproj
 #:property RunAnalyzers=false
 // Where the time of the spawn+run micro benchmark goes (benchmarks/Boc.Benchmarks/Micro/SpawnRunBenchmarks.cs,
 // scenario 1): an outside thread spawns N = 1024 one-cown behaviours on N idle cowns (the static+state overload, on
 // BocScheduler) and waits for them, against the same thread queueing N bare IThreadPoolWorkItems. Every item signals
 // one shared countdown, as in the benchmark. The two floods alternate in blocks of --rounds floods each, the order
-// reversed every other block (alternating in one process has an order bias: benchmarks/README.md).
+// reversed every other block (alternating in one process has an order bias:
+// docs/performance/decisions.md#order-within-a-pair).
 //
-//   dotnet run -c Release eng/SpawnRunProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N]
+//   dotnet run -c Release benchmarks/tools/SpawnRunProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N]
 //
 // Prints, for each kind: the time per item (median over blocks, min-max), the process's CPU time per item (both cores
 // busy shows as twice the time), the producer's own loop per item, how many of the 1024 items had not finished when
@@ -38,7 +39,7 @@ for (int i = 0; i < args.Length; i++)
         case "--warmup": warmup = int.Parse(args[++i], inv); break;
         case "--workers": workers = int.Parse(args[++i], inv); break;
         default:
-            Console.Error.WriteLine("usage: dotnet run -c Release eng/SpawnRunProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N]");
+            Console.Error.WriteLine("usage: dotnet run -c Release benchmarks/tools/SpawnRunProbe.cs -- [--rounds N] [--blocks N] [--warmup N] [--workers N]");
             return 2;
     }
 }

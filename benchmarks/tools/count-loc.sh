@@ -3,7 +3,7 @@
 # whose first non-space characters are // (so /// doc comments too). Block comments (/* */) are not recognized; the
 # repository does not use them. Used to compare implementations of one benchmark, e.g.
 #
-#   bash eng/count-loc.sh benchmarks/Boc.Benchmarks/Experiments/ReasonableBanking.*.cs
+#   bash benchmarks/tools/count-loc.sh benchmarks/Boc.Benchmarks/Experiments/ReasonableBanking.*.cs
 set -euo pipefail
 if [ "$#" -eq 0 ]; then
   echo "usage: $0 FILE..." >&2

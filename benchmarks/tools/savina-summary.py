@@ -3,13 +3,13 @@
 
     dotnet run -c Release --project benchmarks/Boc.Benchmarks -- --filter 'Boc.Benchmarks.Savina*.Actor' \
         'Boc.Benchmarks.Savina*.Full' 'Boc.Benchmarks.Savina*.Channels' | tee savina.log
-    python3 eng/savina-summary.py savina.log
+    python3 benchmarks/tools/savina-summary.py savina.log
 
 Prints, per benchmark, the median (min-max) of each variant in ms and Channels / Actor of the medians, then how many
 benchmarks Boc's actor style wins against Channel<T> actors and the geometric mean of Channels / Actor, where full BoC
-beats actor style, and the geometric mean of Boc / the reference C++ runtime (design.md section 5).
+beats actor style, and the geometric mean of Boc / the reference C++ runtime over the rows that do the same work.
 
-For a before/after run (eng/bench-before-after.sh), pick the job: python3 eng/savina-summary.py savina.log --job after
+For a before/after run (benchmarks/tools/bench-before-after.sh), pick the job: python3 benchmarks/tools/savina-summary.py savina.log --job after
 
 Add '*MachineControl*' to the filter to have the machine controls (Savina/MachineControl.cs, no Boc code) run in the same
 job: their median (min-max) is printed last, as the measure of how fast and how steady the machine itself was.
@@ -17,22 +17,22 @@ job: their median (min-max) is printed last, as the measure of how fast and how 
 import math
 import sys
 
-# The reference C++ runtime's Savina medians on this machine kind (design.md section 5), in ms. Marked False: rows that
-# section calls not like for like (Fork-Join Throughput actor, Filterbank, Trapezoid).
+# The reference C++ runtime (Verona's Savina, --cores 2, Paper parameters): medians in ms, measured side by side with Boc
+# (main at 02ac15b) on one quiet 2-core machine of the benchmarks' kind
+# (benchmarks/README.md#the-reference-runtime-side-by-side). Only the rows whose kernels do the same work in both:
+# Fork-Join Throughput actor, Concurrent Dictionary, Trapezoid and Filterbank do not, so they are left out. On another
+# machine these figures do not apply.
 CPP_ACTOR = {
-    "PingPong": (4.1, True), "Count": (105, True), "ForkJoinThroughput": (179, False), "ForkJoinCreate": (19.6, True),
-    "ThreadRing": (4.0, True), "Chameneos": (137, True), "Big": (627, True), "Fib": (38, True),
-    "ConcurrentSortedLinkedList": (5126, True), "BoundedBuffer": (484, True), "DiningPhilosophers": (221, True),
-    "SleepingBarber": (718, True), "CigaretteSmokers": (2.1, True), "LogisticMap": (52, True), "Banking": (39, True),
-    "Filterbank": (613, False), "Quicksort": (262, True), "Radixsort": (317, True),
-    "RecursiveMatrixMultiplication": (1808, True), "Sieve": (52.5, True),
+    "PingPong": 3.3, "ThreadRing": 3.4, "Count": 25, "ForkJoinCreate": 7.6, "Fib": 14, "Big": 159, "Chameneos": 36,
+    "Banking": 12, "DiningPhilosophers": 56, "SleepingBarber": 887, "LogisticMap": 30, "Quicksort": 38,
+    "Radixsort": 91, "RecursiveMatrixMultiplication": 960, "Sieve": 40, "BoundedBuffer": 303, "CigaretteSmokers": 1.5,
+    "ConcurrentSortedLinkedList": 3740,
 }
 CPP_FULL = {
-    "Count": (83, True), "ForkJoinThroughput": (44, True), "ForkJoinCreate": (9.3, True), "Chameneos": (128, True),
-    "Fib": (23, True), "DiningPhilosophers": (22, True), "SleepingBarber": (19, True), "LogisticMap": (26, True),
-    "Quicksort": (176, True), "Trapezoid": (367, False),
+    "Banking": 5.9, "Chameneos": 88, "Count": 25, "DiningPhilosophers": 15, "Fib": 12, "ForkJoinCreate": 6.2,
+    "ForkJoinThroughput": 25, "LogisticMap": 12, "Quicksort": 41, "SleepingBarber": 7.3,
 }
-# Where the paper found full BoC faster than actor style (design.md section 5).
+# Where the BoC paper found full BoC faster than actor style.
 FULL_FASTER = ["Banking", "DiningPhilosophers", "SleepingBarber", "Fib", "LogisticMap", "ForkJoinCreate",
                "ForkJoinThroughput"]
 
@@ -85,15 +85,13 @@ print(f"\nFull BoC faster than actor style on {len(won)} of {len(faster)} where 
 
 
 def against_cpp(variant, reference):
-    every = [(n, rows[(n, variant)][0] / ms_cpp, like) for n, (ms_cpp, like) in reference.items() if (n, variant) in rows]
+    every = [(n, rows[(n, variant)][0] / ms_cpp) for n, ms_cpp in reference.items() if (n, variant) in rows]
     if not every:
         return
-    mean = math.exp(sum(math.log(r) for _, r, _ in every) / len(every))
-    like = [r for _, r, ok in every if ok]
-    mean_like = math.exp(sum(math.log(r) for r in like) / len(like))
+    mean = math.exp(sum(math.log(r) for _, r in every) / len(every))
     worst = sorted(every, key=lambda e: -e[1])[:4]
-    print(f"{variant}: Boc ÷ C++ geometric mean {mean:.2f} over {len(every)} rows ({mean_like:.2f} over the {len(like)} "
-          "like for like); furthest behind: " + ", ".join(f"{n} {r:.2f}" for n, r, _ in worst))
+    print(f"{variant}: Boc ÷ C++ geometric mean {mean:.2f} over {len(every)} same-work rows; furthest behind: "
+          + ", ".join(f"{n} {r:.2f}" for n, r in worst))
 
 
 print()

@@ -1,8 +1,9 @@
-#:project ../benchmarks/Boc.Benchmarks/Boc.Benchmarks.csproj
+#:project ../Boc.Benchmarks/Boc.Benchmarks.csproj
 #:property RunAnalyzers=false
-// Turns BenchmarkDotNet's exported Savina results into the comparison tables and charts of benchmarks/README.md.
+// Turns BenchmarkDotNet's exported Savina results into the comparison tables and charts of
+// benchmarks/README.md#against-the-peers.
 //
-//   dotnet run eng/SavinaReport.cs -- [--size Paper|Small] [--out benchmarks/results] RUN.csv [RUN.csv ...]
+//   dotnet run benchmarks/tools/SavinaReport.cs -- [--size Paper|Small] [--out benchmarks/results] RUN.csv [RUN.csv ...]
 //
 // A run exported in several BenchmarkDotNet invocations is given as their files joined with '+' (a.csv+b.csv).
 // Each RUN.csv is either a BenchmarkDotNet report (BenchmarkDotNet.Artifacts/results/*-report.csv, one per run of the
@@ -37,7 +38,7 @@ for (int i = 0; i < args.Length; i++)
 
 if (inputs.Count == 0)
 {
-    Console.Error.WriteLine("usage: dotnet run eng/SavinaReport.cs -- [--size Paper|Small] [--out DIR] RUN.csv [RUN.csv ...]");
+    Console.Error.WriteLine("usage: dotnet run benchmarks/tools/SavinaReport.cs -- [--size Paper|Small] [--out DIR] RUN.csv [RUN.csv ...]");
     return 2;
 }
 
