@@ -10,7 +10,7 @@ namespace Boc.Analyzers.Tests;
 /// </summary>
 public class RepositoryLinkTests
 {
-    [Fact(Skip = "enabled by the lead after the docs move lands")]
+    [Fact]
     public void Every_reference_in_the_repository_resolves_inside_it()
     {
         string root = InRepoCodeTests.RepoRoot();

@@ -79,7 +79,7 @@ public sealed class SavinaValidationTests
         Assert.True(missing.Count == 0, $"runs without a [Benchmark] method: {string.Join(", ", missing)}");
     }
 
-    // The BoC paper's extra experiments (savina-spec.md §5) are not among the 22; they have their own variant sets.
+    // The BoC paper's extra experiments (SOURCES.md §5) are not among the 22; they have their own variant sets.
     private static readonly HashSet<string> PaperExperiments =
         ["ReasonableBanking", "BusyBanking", "Dining Philosophers Scaling"];
 

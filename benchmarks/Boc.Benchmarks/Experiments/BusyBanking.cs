@@ -4,7 +4,7 @@ using Boc.Benchmarks.Savina.Concurrency;
 
 namespace Boc.Benchmarks.Experiments;
 
-// BusyBanking, the BoC paper's Figure 5a (savina-spec.md §5.2; [V] savina.cpp
+// BusyBanking, the BoC paper's Figure 5a (SOURCES.md §5.2; [V] savina.cpp
 // `RUN(boc_benchmark::Banking, 1000, 50000, true)`): full-BoC Banking (§4.16) with a 10 µs wall-clock busy loop (§3
 // busy_loop) inside every two-cown transfer, so that transfers on disjoint accounts have work worth running in
 // parallel and the run shows how BoC scales with workers.

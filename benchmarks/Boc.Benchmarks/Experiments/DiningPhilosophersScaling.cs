@@ -4,7 +4,7 @@ using Boc.Benchmarks.Savina.Concurrency;
 
 namespace Boc.Benchmarks.Experiments;
 
-// Dining Philosophers scaling, the BoC paper's Figure 5b (savina-spec.md §5.3; [R] test/perf/dining_phil): N fork
+// Dining Philosophers scaling, the BoC paper's Figure 5b (SOURCES.md §5.3; [R] test/perf/dining_phil): N fork
 // cowns, each with a use counter; philosopher i eats with forks i and (i+1) % N; a meal is
 // when(left, right){ left.uses++; right.uses++; busy_loop(work); hunger--; eat() }, so each philosopher's next meal is
 // spawned by its previous one, and everything is started from inside one zero-cown when(){...}.

@@ -2,7 +2,7 @@ using Boc.Benchmarks.Savina;
 
 namespace Boc.Benchmarks.Experiments;
 
-// ReasonableBanking (savina-spec.md §5.1): the Pony artifact's "Banking 2PC" (Table 4). Two Tellers each do N
+// ReasonableBanking (SOURCES.md §5.1): the Pony artifact's "Banking 2PC" (Table 4). Two Tellers each do N
 // transfers over the same A accounts; every transfer must be atomic over its two accounts, and two transfers of one
 // Teller that share an account must take effect in issue order. Four implementations, one file each, so that their
 // line counts compare the protocols (benchmarks/tools/count-loc.sh):
@@ -143,7 +143,7 @@ internal sealed class ReasonableBankingReference
 }
 
 /// <summary>
-/// BenchmarkDotNet entry for ReasonableBanking (savina-spec.md §5.1); each implementation file adds its method.
+/// BenchmarkDotNet entry for ReasonableBanking (SOURCES.md §5.1); each implementation file adds its method.
 /// Throughput is 2N transfers per run.
 /// </summary>
 public partial class ReasonableBanking : SavinaBenchmarkBase

@@ -4,7 +4,7 @@ using System.Runtime.CompilerServices;
 namespace Boc.Benchmarks.Savina;
 
 /// <summary>
-/// Savina's PseudoRandom (savina-spec.md §3): a full-period 16-bit LCG. <see cref="NextLong"/> returns the *new* value,
+/// Savina's PseudoRandom (SOURCES.md §3): a full-period 16-bit LCG. <see cref="NextLong"/> returns the *new* value,
 /// as Savina's Java does ([V]'s C++ port returns the old one; that shift is deliberately not copied).
 /// </summary>
 public sealed class PseudoRandom(long seed = 74755)
@@ -24,7 +24,7 @@ public sealed class PseudoRandom(long seed = 74755)
     public double NextDouble() => 1.0 / (NextLong() + 1);
 }
 
-/// <summary>The shared Savina helpers of savina-spec.md §3.</summary>
+/// <summary>The shared Savina helpers of SOURCES.md §3.</summary>
 public static class SavinaHelpers
 {
     /// <summary>Savina's busyWait(limit): burns CPU by drawing <paramref name="limit"/> random numbers.</summary>

@@ -3,7 +3,7 @@ namespace Boc.Benchmarks.Savina;
 /// <summary>Parameter sets: the BoC paper's defaults, a size for a 2-core machine, and a tiny size for tests.</summary>
 public enum SavinaSize
 {
-    /// <summary>The paper's parameters (savina-spec.md §2): the default job.</summary>
+    /// <summary>The paper's parameters (SOURCES.md §2): the default job.</summary>
     Paper,
 
     /// <summary>Smaller parameters so that the whole suite runs in minutes on a 2-core machine.</summary>

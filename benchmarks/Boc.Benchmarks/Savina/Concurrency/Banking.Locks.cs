@@ -3,7 +3,7 @@ using Boc.Benchmarks.Baselines;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Threads-and-locks baseline of Savina 4.16 Banking (savina-spec.md §4.16).
+// Threads-and-locks baseline of Savina 4.16 Banking (SOURCES.md §4.16).
 //
 // Decisions:
 // - One thread of control, as Savina has one Teller: the teller thread draws the same stream

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.16 Banking (savina-spec.md §4.16, the ManualStash variant): a Teller with PseudoRandom(123456) generates N
+// Savina 4.16 Banking (SOURCES.md §4.16, the ManualStash variant): a Teller with PseudoRandom(123456) generates N
 // transactions src -> dst (src < dst) over A accounts in one behaviour. Savina's names are inverted: Credit removes
 // money from src, which sends Debit to dst and stashes everything until dst's Reply; then it replies to the Teller.
 //
@@ -302,7 +302,7 @@ public sealed class BankingActor(SavinaSize size) : SavinaRun(size)
 
 /// <summary>Full BoC ([V], fixed): one two-cown behaviour per transaction; no stash, no 2-phase protocol.</summary>
 /// <remarks>
-/// Not sealed: BusyBanking (savina-spec.md §5.2) is this run with a busy loop in every transfer, so it derives from
+/// Not sealed: BusyBanking (SOURCES.md §5.2) is this run with a busy loop in every transfer, so it derives from
 /// it rather than copying it.
 /// </remarks>
 [SavinaWorkload("Banking", SavinaVariant.Full)]

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.11 Producer-Consumer with Bounded Buffer (savina-spec.md §4.11): a Manager brokers data items between P
+// Savina 4.11 Producer-Consumer with Bounded Buffer (SOURCES.md §4.11): a Manager brokers data items between P
 // producers and C consumers through a buffer of adjustedBufferSize = bufferSize - numProducers, parking producers when
 // it is full. No full-BoC variant ([V]'s author: "not a good translation").
 //

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.14 Cigarette Smokers (savina-spec.md §4.14): an Arbiter picks a random smoker and a busy-wait period per
+// Savina 4.14 Cigarette Smokers (SOURCES.md §4.14): an Arbiter picks a random smoker and a busy-wait period per
 // round and sends StartSmoking; the smoker answers StartedSmoking at once, then smokes (busy-waits). After R rounds the
 // Arbiter sends Exit to every smoker. No full-BoC variant ([V]: "no scope").
 //

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.9 Concurrent Dictionary (savina-spec.md §4.9): W workers each make M requests (Write or Read) to one
+// Savina 4.9 Concurrent Dictionary (SOURCES.md §4.9): W workers each make M requests (Write or Read) to one
 // Dictionary actor, one at a time (the reply triggers the next request); after M requests a worker sends EndWork to
 // the Master, which after W EndWorks stops the Dictionary.
 //

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.10 Concurrent Sorted Linked-List (savina-spec.md §4.10): like Concurrent Dictionary, but the shared actor
+// Savina 4.10 Concurrent Sorted Linked-List (SOURCES.md §4.10): like Concurrent Dictionary, but the shared actor
 // holds Savina's SortedLinkedList (sorted insert that walks the list, duplicates kept; Contains and Size walk the whole
 // list). W workers each make M requests (Size, Write or Contains), one at a time. No full-BoC variant ([V] has none).
 //

@@ -3,7 +3,7 @@ using Boc.Benchmarks.Baselines;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Threads-and-locks baseline of Savina 4.12 Dining Philosophers (savina-spec.md §4.12), and the table that the
+// Threads-and-locks baseline of Savina 4.12 Dining Philosophers (SOURCES.md §4.12), and the table that the
 // paper's scaling experiment's pthread baseline (§5.3, Experiments/DiningPhilosophersScaling.cs) runs too.
 //
 // Decisions:

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.12 Dining Philosophers (savina-spec.md §4.12): N philosophers, each eats M meals; in Savina an Arbitrator
+// Savina 4.12 Dining Philosophers (SOURCES.md §4.12): N philosophers, each eats M meals; in Savina an Arbitrator
 // owns the forks and answers Hungry with Eat or Denied (a retry).
 //
 // Decisions:

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.15 Logistic Map Series (savina-spec.md §4.15, the ManualStash variant): S series workers, each paired
+// Savina 4.15 Logistic Map Series (SOURCES.md §4.15, the ManualStash variant): S series workers, each paired
 // with a rate computer (rate = startRate + i*inc, start term = i*inc). The Master sends T NextTerm messages to every
 // worker, then GetTerm; it sums the S final terms.
 //

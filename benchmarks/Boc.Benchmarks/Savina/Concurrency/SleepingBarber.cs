@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Concurrency;
 
-// Savina 4.13 Sleeping Barber (savina-spec.md §4.13): a CustomerFactory creates N customers (one actor each) and sends
+// Savina 4.13 Sleeping Barber (SOURCES.md §4.13): a CustomerFactory creates N customers (one actor each) and sends
 // them to a WaitingRoom of W seats, busy-waiting rand(APR)+10 between customers; a Barber cuts hair for rand(AHR)+10
 // busy-wait steps per customer. A customer who finds the room full goes back to the Factory, which sends it again
 // (an attempt).

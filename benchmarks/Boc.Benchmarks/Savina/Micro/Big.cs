@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.7 Big (savina-spec.md §4.7): W actors each ping a random neighbour (possibly itself) N times, one ping in
+// Savina 4.7 Big (SOURCES.md §4.7): W actors each ping a random neighbour (possibly itself) N times, one ping in
 // flight at a time, and check that every Pong comes from the actor they pinged; then they tell a Sink, which tells them
 // all to exit. No full-BoC variant.
 //

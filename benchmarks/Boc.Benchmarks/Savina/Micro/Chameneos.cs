@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.6 Chameneos (savina-spec.md §4.6): chameneos meet through a Mall that pairs them until numMeetings meetings
+// Savina 4.6 Chameneos (SOURCES.md §4.6): chameneos meet through a Mall that pairs them until numMeetings meetings
 // have happened; then each fades and reports its meeting count.
 //
 // Decisions:

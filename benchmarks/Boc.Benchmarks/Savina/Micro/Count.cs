@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.2 Count (savina-spec.md §4.2): a Producer sends N Increments to a Counter, then Retrieve; the Counter
+// Savina 4.2 Count (SOURCES.md §4.2): a Producer sends N Increments to a Counter, then Retrieve; the Counter
 // answers with its count.
 //
 // Decisions:

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.8 Fib (savina-spec.md §4.8): the naive Fibonacci recursion as a tree of actors (actor run) or of cowns
+// Savina 4.8 Fib (SOURCES.md §4.8): the naive Fibonacci recursion as a tree of actors (actor run) or of cowns
 // joined pairwise (full run).
 //
 // Decisions:

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.4 Fork-Join Create (savina-spec.md §4.4): the main thread creates N fresh actors and sends each one message;
+// Savina 4.4 Fork-Join Create (SOURCES.md §4.4): the main thread creates N fresh actors and sends each one message;
 // each runs performComputation(37.2) and terminates.
 //
 // Decisions:

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.3 Fork-Join Throughput (savina-spec.md §4.3): the main thread sends N rounds of one message to each of A
+// Savina 4.3 Fork-Join Throughput (SOURCES.md §4.3): the main thread sends N rounds of one message to each of A
 // actors; each actor runs performComputation(37.2) per message and is done after N messages.
 //
 // Decisions:

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.1 Ping Pong (savina-spec.md §4.1): Ping sends N pings to Pong, Pong answers each; no full-BoC variant.
+// Savina 4.1 Ping Pong (SOURCES.md §4.1): Ping sends N pings to Pong, Pong answers each; no full-BoC variant.
 
 /// <summary>Actor style: two cowns (Ping, Pong); every message is a one-cown behaviour on its receiver.</summary>
 [SavinaWorkload("Ping Pong", SavinaVariant.Actor)]

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Micro;
 
-// Savina 4.5 Thread Ring (savina-spec.md §4.5): N actors in a ring pass Ping(k), decrementing k, until Ping(0); then
+// Savina 4.5 Thread Ring (SOURCES.md §4.5): N actors in a ring pass Ping(k), decrementing k, until Ping(0); then
 // Exit goes around the ring. No full-BoC variant.
 //
 // Decisions:

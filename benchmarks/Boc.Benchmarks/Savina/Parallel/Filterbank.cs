@@ -3,7 +3,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Parallel;
 
-// Savina 4.17 Filterbank (savina-spec.md §4.17): Producer ↔ Source handshake emitting 0..999 cyclically; Branches fans
+// Savina 4.17 Filterbank (SOURCES.md §4.17): Producer ↔ Source handshake emitting 0..999 cyclically; Branches fans
 // each value out to 8 Banks, each a chain Delay(cols−1) → FIR(H[j]) → Sample(cols) → Delay(cols−1) → FIR(F[j]) →
 // TaggedForward(j); the Integrator gathers one value per channel into a slot, Combine sums a full slot (channels
 // 0..7), the Sink receives the sums. Exit follows the values down every path; the Sink's Exit completes the run.

@@ -4,7 +4,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Parallel;
 
-// Savina 4.18 Quicksort (savina-spec.md §4.18): a sorter receiving Sort(data) sorts sequentially below the threshold T,
+// Savina 4.18 Quicksort (SOURCES.md §4.18): a sorter receiving Sort(data) sorts sequentially below the threshold T,
 // otherwise keeps the elements equal to the pivot data[len/2], hands <pivot to a Left child and >pivot to a Right child,
 // and concatenates the fragments as they come back; after 3 fragments it replies to its parent.
 //

@@ -3,7 +3,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Parallel;
 
-// Savina 4.19 Radixsort (savina-spec.md §4.19): a Source sends N values to a chain of sort actors for radix 1, 2, 4, …,
+// Savina 4.19 Radixsort (SOURCES.md §4.19): a Source sends N values to a chain of sort actors for radix 1, 2, 4, …,
 // M/2 ending in a Validation actor. A sort actor forwards values with (v & radix) == 0 at once and buffers the others;
 // after its N-th value it flushes the buffer in arrival order. No full-BoC variant.
 //

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Parallel;
 
-// Savina 4.20 Recursive Matrix Multiplication (savina-spec.md §4.20): the Master routes Work(srA, scA, srB, scB, srC,
+// Savina 4.20 Recursive Matrix Multiplication (SOURCES.md §4.20): the Master routes Work(srA, scA, srB, scB, srC,
 // scC, numBlocks, dim) to worker (srC + scC) % W; a worker splits a block above the threshold into 8 sub-work items sent
 // back to the Master, or else accumulates C[i][j] += Σ_k A[i][scA+k]·B[srB+k][j] over its block, and replies Done.
 // When Done == Sent the Master stops the workers, each echoes Stop, and the W-th Stop completes the run.

@@ -2,7 +2,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Parallel;
 
-// Savina 4.21 Sieve of Eratosthenes (savina-spec.md §4.21): a Producer sends the odd candidates 3, 5, …, < N, then Exit,
+// Savina 4.21 Sieve of Eratosthenes (SOURCES.md §4.21): a Producer sends the odd candidates 3, 5, …, < N, then Exit,
 // to a chain of PrimeFilters, the first seeded with 2. A filter drops a candidate one of its (at most M) local primes
 // divides, passes it on if it has a successor, or else keeps it as a new prime, creating the next filter once it holds
 // M. Exit travels down the chain; the last filter computes total = (id − 1)·M + local count. No full-BoC variant.

@@ -3,7 +3,7 @@ using BenchmarkDotNet.Attributes;
 
 namespace Boc.Benchmarks.Savina.Parallel;
 
-// Savina 4.22 Trapezoid (savina-spec.md §4.22): a Master splits [L, R] into W equal ranges, each Worker integrates fx
+// Savina 4.22 Trapezoid (SOURCES.md §4.22): a Master splits [L, R] into W equal ranges, each Worker integrates fx
 // over its range with the trapezoid rule and replies with its area, the Master sums the W areas.
 //
 // Decisions:
