@@ -279,7 +279,7 @@ public class Boc101NonAcquiredStateTests
             {
                 When(src, p =>
                 {
-                    var own = p with { Tags = new List<string>(p.Tags) };
+                    var own = p with { Tags = p.Tags.ToList() };
                     When(dst, d => d.Log.AddRange(own.Tags));
                 });
                 When(snap, s =>
