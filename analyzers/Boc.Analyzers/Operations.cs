@@ -83,8 +83,8 @@ internal static class Operations
         operation.Syntax.SyntaxTree == container.Syntax.SyntaxTree && container.Syntax.Span.Contains(operation.Syntax.Span);
 
     /// <summary>
-    /// The name of the API that runs <paramref name="operation"/> (a lambda or delegate argument) on another thread, if
-    /// it is an argument of one: such code does not run inside the behaviour.
+    /// The name of the API that runs <paramref name="operation"/> (a lambda or delegate argument) after the call returns,
+    /// if it is an argument of one (see <see cref="RunsLater"/>): such code does not run inside the behaviour.
     /// </summary>
     public static string? OffloadingApi(IOperation operation)
     {
@@ -101,35 +101,13 @@ internal static class Operations
 
         return argument.Parent switch
         {
-            IInvocationOperation invocation => OffloadingMethod(invocation.TargetMethod),
-            IObjectCreationOperation creation when creation.Constructor is { } constructor => OffloadingConstructor(constructor.ContainingType),
+            IInvocationOperation invocation => RunsLater.Api(invocation.TargetMethod, argument.Parameter),
+            IObjectCreationOperation { Constructor: { } constructor } => RunsLater.Api(constructor, argument.Parameter),
             _ => null,
         };
     }
 
     public static bool IsOffloaded(IOperation operation) => OffloadingApi(operation) is not null;
-
-    public static string? OffloadingMethod(IMethodSymbol method)
-    {
-        string type = method.ContainingType?.OriginalDefinition.ToDisplayString() ?? "";
-        return (type, method.Name) switch
-        {
-            ("System.Threading.Tasks.Task", "Run") => "Task.Run",
-            ("System.Threading.Tasks.TaskFactory", "StartNew") or ("System.Threading.Tasks.TaskFactory<TResult>", "StartNew") => "TaskFactory.StartNew",
-            ("System.Threading.Tasks.Task", "ContinueWith") or ("System.Threading.Tasks.Task<TResult>", "ContinueWith") => "ContinueWith",
-            ("System.Threading.ThreadPool", "QueueUserWorkItem" or "UnsafeQueueUserWorkItem" or "RegisterWaitForSingleObject") => "ThreadPool." + method.Name,
-            ("System.Threading.CancellationToken", "Register" or "UnsafeRegister") => "CancellationToken.Register",
-            _ => null,
-        };
-    }
-
-    public static string? OffloadingConstructor(INamedTypeSymbol type) => type.OriginalDefinition.ToDisplayString() switch
-    {
-        "System.Threading.Thread" => "new Thread",
-        "System.Threading.Timer" => "new Timer",
-        "System.Threading.Tasks.Task" or "System.Threading.Tasks.Task<TResult>" => "new Task",
-        _ => null,
-    };
 
     /// <summary>Whether <paramref name="reference"/> (a local or parameter reference) is written by its parent.</summary>
     public static bool IsWrite(IOperation reference)

@@ -592,7 +592,7 @@ public class Boc102AcquiredStateEscapeTests
                     var u = new Timer({|BOC102:OnTick|}, null, 100, 100);
                 });
                 When(c, a => { _ = Task.Delay(100).ContinueWith({|BOC102:_ => a.Log.Add("late")|}, TaskScheduler.Default); });
-                When(c, a => Later.After(TimeSpan.FromSeconds(1), callback: {|BOC102:() => a.Balance++|}));
+                When(c, a => Later.After(TimeSpan.FromSeconds(1), {|BOC102:callback: () => a.Balance++|}));
                 When(c, a => Later.Defer({|BOC102:a.Log.Clear|}));
                 When(c, a => SynchronizationContext.Current?.Post({|BOC102:_ => a.Balance++|}, null));
                 When(c, a =>

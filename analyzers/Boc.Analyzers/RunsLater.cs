@@ -1,0 +1,103 @@
+using System.Collections.Immutable;
+using Microsoft.CodeAnalysis;
+
+namespace Boc.Analyzers;
+
+/// <summary>
+/// Which delegates a call keeps and runs after it returns (on a timer, a pool thread, a continuation, a registration),
+/// as opposed to the many APIs that run a delegate before they return (LINQ, <c>List.ForEach</c>, <c>Array.Sort</c>,
+/// <c>Parallel.For</c>). Code that runs later runs after the behaviour released its cowns, so acquired state it uses has
+/// escaped, and what it does is not part of the behaviour (a blocking call there blocks no behaviour).
+/// <para>
+/// A list of scheduling APIs is never complete, so the model is by kind instead: a delegate runs later when it is passed
+/// for a parameter of delegate type and (1) the delegate type is one of the threading callbacks (declared in
+/// <c>System.Threading</c> or <c>System.Threading.Tasks</c>: <c>TimerCallback</c>, <c>WaitCallback</c>,
+/// <c>ThreadStart</c>, <c>SendOrPostCallback</c>, ...) or <c>AsyncCallback</c>; or (2) the method belongs to a type of
+/// those namespaces (<c>Task.Run</c>, <c>ContinueWith</c>, <c>TaskFactory.StartNew</c>, <c>CancellationToken.Register</c>,
+/// <c>new Thread</c>, <c>new Timer</c>, <c>new Task</c>) or to <c>TimeProvider</c> and its subclasses; or (3) the
+/// parameter is named as a stored delegate (<c>callback</c>, <c>…Callback</c>, <c>continuation…</c>) or the method as a
+/// registration (<c>Register…</c>, <c>Subscribe</c>). The synchronous invokers of those namespaces are excepted:
+/// <c>Parallel</c> (but <c>ForEachAsync</c>, which returns a task), <c>SpinWait.SpinUntil</c>, <c>LazyInitializer</c>,
+/// <c>SynchronizationContext.Send</c>, <c>ExecutionContext.Run</c>. Any other delegate parameter is taken to be invoked
+/// before the call returns.
+/// </para>
+/// </summary>
+internal static class RunsLater
+{
+    private static readonly ImmutableHashSet<string> s_threadingNamespaces = ImmutableHashSet.Create("System.Threading", "System.Threading.Tasks");
+
+    /// <summary>Namespaces whose events fire on their own schedule (a <c>System.Timers.Timer</c>'s <c>Elapsed</c>).</summary>
+    private static readonly ImmutableHashSet<string> s_timerEventNamespaces = ImmutableHashSet.Create("System.Timers", "System.Threading", "System.Threading.Tasks");
+
+    /// <summary>
+    /// The API, as messages name it (<c>TimeProvider.CreateTimer</c>, <c>new Timer</c>), if <paramref name="method"/>
+    /// keeps a delegate passed for <paramref name="parameter"/> and runs it after returning.
+    /// </summary>
+    public static string? Api(IMethodSymbol method, IParameterSymbol? parameter)
+    {
+        if (parameter?.Type is not INamedTypeSymbol { TypeKind: TypeKind.Delegate } delegateType || method.ContainingType is not { } type
+            || IsSynchronousInvoker(method, type))
+        {
+            return null;
+        }
+
+        bool later = s_threadingNamespaces.Contains(Namespace(delegateType))
+            || delegateType.ToDisplayString() == "System.AsyncCallback"
+            || s_threadingNamespaces.Contains(Namespace(type))
+            || IsTimeProvider(type)
+            || parameter.Name == "callback" || parameter.Name.EndsWith("Callback", System.StringComparison.Ordinal)
+            || parameter.Name.StartsWith("continuation", System.StringComparison.Ordinal)
+            || method.Name.StartsWith("Register", System.StringComparison.Ordinal) || method.Name.StartsWith("UnsafeRegister", System.StringComparison.Ordinal)
+            || method.Name == "Subscribe";
+        if (!later)
+        {
+            return null;
+        }
+
+        return method.MethodKind == MethodKind.Constructor ? "new " + type.Name : type.Name + "." + method.Name;
+    }
+
+    /// <summary>The first API among a call's arguments that runs a delegate later (see <see cref="Api"/>).</summary>
+    public static string? Api(IMethodSymbol method, ImmutableArray<Microsoft.CodeAnalysis.Operations.IArgumentOperation> arguments)
+    {
+        foreach (Microsoft.CodeAnalysis.Operations.IArgumentOperation argument in arguments)
+        {
+            if (Api(method, argument.Parameter) is { } api)
+            {
+                return api;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>An event whose handlers run on the event owner's own schedule: the events of timers.</summary>
+    public static string? EventApi(IEventSymbol @event) =>
+        @event.ContainingType is { } type && s_timerEventNamespaces.Contains(Namespace(type)) ? type.Name + "." + @event.Name : null;
+
+    private static bool IsSynchronousInvoker(IMethodSymbol method, INamedTypeSymbol type) =>
+        (type.ToDisplayString(), method.Name) switch
+        {
+            ("System.Threading.Tasks.Parallel", not "ForEachAsync") => true,
+            ("System.Threading.SpinWait", "SpinUntil") => true,
+            ("System.Threading.LazyInitializer", _) => true,
+            ("System.Threading.SynchronizationContext", "Send") => true,
+            ("System.Threading.ExecutionContext", "Run") => true,
+            _ => false,
+        };
+
+    private static bool IsTimeProvider(INamedTypeSymbol type)
+    {
+        for (INamedTypeSymbol? current = type; current is not null; current = current.BaseType)
+        {
+            if (current.ToDisplayString() == "System.TimeProvider")
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static string Namespace(ISymbol symbol) => symbol.ContainingNamespace?.ToDisplayString() ?? "";
+}
