@@ -31,6 +31,7 @@ internal sealed class BehaviourIndex
 
     public List<IOperation> AllOperations { get; } = new();
 
+    /// <summary>The references to each local and parameter, and the calls and method groups of each local function.</summary>
     public Dictionary<ISymbol, List<IOperation>> References { get; } = new(SymbolEqualityComparer.Default);
 
     public Dictionary<IMethodSymbol, ILocalFunctionOperation> LocalFunctions { get; } = new(SymbolEqualityComparer.Default);
@@ -51,6 +52,12 @@ internal sealed class BehaviourIndex
                     case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
                         index.Spawns.Add(spawn);
                         index._spawnByInvocation[invocation] = spawn;
+                        break;
+                    case IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call:
+                        index.AddReference(call.TargetMethod.OriginalDefinition, call);
+                        break;
+                    case IMethodReferenceOperation { Method.MethodKind: MethodKind.LocalFunction } group:
+                        index.AddReference(group.Method.OriginalDefinition, group);
                         break;
                     case ILocalFunctionOperation localFunction:
                         index.LocalFunctions[localFunction.Symbol] = localFunction;

@@ -74,7 +74,10 @@ internal static class Operations
 
     public static bool IsDeclaredInside(ISymbol symbol, IOperation function)
     {
-        SyntaxReference? reference = symbol.DeclaringSyntaxReferences.FirstOrDefault();
+        // The range variables of query syntax are parameters of compiler-made lambdas and have no declaring syntax of
+        // their own: they are declared where their lambda is, inside the query.
+        SyntaxReference? reference = symbol.DeclaringSyntaxReferences.FirstOrDefault()
+            ?? (symbol is IParameterSymbol { ContainingSymbol: IMethodSymbol owner } ? owner.DeclaringSyntaxReferences.FirstOrDefault() : null);
         return reference is not null && reference.SyntaxTree == function.Syntax.SyntaxTree
             && function.Syntax.Span.Contains(reference.Span);
     }
