@@ -43,6 +43,7 @@ public partial class RuleDocExampleTests
         ("gauge", "Cown<Account> gauge = new(new Account());"),
         ("account", "Cown<Account> account = new(new Account());"),
         ("catalog", "Cown<Catalog> catalog = new(new Catalog());"),
+        ("profile", "Cown<Profile> profile = new(new Profile(\"p\", new List<string>()));"),
         ("cowns", "Cown<Account>[] cowns = [new(new Account()), new(new Account())];"),
         ("accounts", "Cown<Account>[] accounts = [new(new Account()), new(new Account())];"),
         ("set", "IReadOnlyList<IAcquirable<Account>> set = [c1, Read(c2)];"),
@@ -90,6 +91,8 @@ public partial class RuleDocExampleTests
         public sealed class Details { public string Name { get; set; } = ""; }
 
         public sealed record Snapshot(long Balance, string Name);
+
+        public sealed record Profile(string Name, List<string> Tags);
 
         public sealed class Catalog { public ImmutableArray<string> Names { get; init; } = ImmutableArray<string>.Empty; }
 
