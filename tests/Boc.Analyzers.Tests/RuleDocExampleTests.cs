@@ -44,6 +44,7 @@ public partial class RuleDocExampleTests
         ("account", "Cown<Account> account = new(new Account());"),
         ("catalog", "Cown<Catalog> catalog = new(new Catalog());"),
         ("profile", "Cown<Profile> profile = new(new Profile(\"p\", new List<string>()));"),
+        ("meter", "Cown<Meter> meter = new(new Meter());"),
         ("cowns", "Cown<Account>[] cowns = [new(new Account()), new(new Account())];"),
         ("accounts", "Cown<Account>[] accounts = [new(new Account()), new(new Account())];"),
         ("set", "IReadOnlyList<IAcquirable<Account>> set = [c1, Read(c2)];"),
@@ -95,6 +96,8 @@ public partial class RuleDocExampleTests
         public sealed record Profile(string Name, List<string> Tags);
 
         public sealed class Catalog { public ImmutableArray<string> Names { get; init; } = ImmutableArray<string>.Empty; }
+
+        public sealed class Meter { public int Count; public void Bump() => Count++; public int AddUp(int x) => Count + x; }
 
         public sealed class Ticker { public event EventHandler? Tick; public void Fire() => Tick?.Invoke(this, EventArgs.Empty); }
 
