@@ -24,26 +24,23 @@ namespace Boc.Analyzers;
 /// </summary>
 internal static class RunsLater
 {
-    private static readonly ImmutableHashSet<string> s_threadingNamespaces = ImmutableHashSet.Create("System.Threading", "System.Threading.Tasks");
-
-    /// <summary>Namespaces whose events fire on their own schedule (a <c>System.Timers.Timer</c>'s <c>Elapsed</c>).</summary>
-    private static readonly ImmutableHashSet<string> s_timerEventNamespaces = ImmutableHashSet.Create("System.Timers", "System.Threading", "System.Threading.Tasks");
-
     /// <summary>
     /// The API, as messages name it (<c>TimeProvider.CreateTimer</c>, <c>new Timer</c>), if <paramref name="method"/>
     /// keeps a delegate passed for <paramref name="parameter"/> and runs it after returning.
     /// </summary>
     public static string? Api(IMethodSymbol method, IParameterSymbol? parameter)
     {
-        if (parameter?.Type is not INamedTypeSymbol { TypeKind: TypeKind.Delegate } delegateType || method.ContainingType is not { } type
-            || IsSynchronousInvoker(method, type))
+        // The declared type, not the substituted one: Interlocked.Exchange<T>(ref T, T) stores a delegate, it does not
+        // run it.
+        if (parameter?.OriginalDefinition.Type is not INamedTypeSymbol { TypeKind: TypeKind.Delegate } delegateType
+            || method.ContainingType is not { } type || IsSynchronousInvoker(method, type))
         {
             return null;
         }
 
-        bool later = s_threadingNamespaces.Contains(Namespace(delegateType))
-            || delegateType.ToDisplayString() == "System.AsyncCallback"
-            || s_threadingNamespaces.Contains(Namespace(type))
+        bool later = IsThreading(delegateType.ContainingNamespace)
+            || (delegateType.Name == "AsyncCallback" && IsSystem(delegateType.ContainingNamespace))
+            || IsThreading(type.ContainingNamespace)
             || IsTimeProvider(type)
             || parameter.Name == "callback" || parameter.Name.EndsWith("Callback", System.StringComparison.Ordinal)
             || parameter.Name.StartsWith("continuation", System.StringComparison.Ordinal)
@@ -73,16 +70,16 @@ internal static class RunsLater
 
     /// <summary>An event whose handlers run on the event owner's own schedule: the events of timers.</summary>
     public static string? EventApi(IEventSymbol @event) =>
-        @event.ContainingType is { } type && s_timerEventNamespaces.Contains(Namespace(type)) ? type.Name + "." + @event.Name : null;
+        @event.ContainingType is { } type
+        && (IsThreading(type.ContainingNamespace) || (type.ContainingNamespace is { Name: "Timers" } timers && IsSystem(timers.ContainingNamespace)))
+            ? type.Name + "." + @event.Name
+            : null;
 
     private static bool IsSynchronousInvoker(IMethodSymbol method, INamedTypeSymbol type) =>
-        (type.ToDisplayString(), method.Name) switch
+        (type.Name, method.Name) switch
         {
-            ("System.Threading.Tasks.Parallel", not "ForEachAsync") => true,
-            ("System.Threading.SpinWait", "SpinUntil") => true,
-            ("System.Threading.LazyInitializer", _) => true,
-            ("System.Threading.SynchronizationContext", "Send") => true,
-            ("System.Threading.ExecutionContext", "Run") => true,
+            ("Parallel", not "ForEachAsync") or ("SpinWait", "SpinUntil") or ("LazyInitializer", _) or ("SynchronizationContext", "Send")
+                or ("ExecutionContext", "Run") => IsThreading(type.ContainingNamespace),
             _ => false,
         };
 
@@ -90,7 +87,7 @@ internal static class RunsLater
     {
         for (INamedTypeSymbol? current = type; current is not null; current = current.BaseType)
         {
-            if (current.ToDisplayString() == "System.TimeProvider")
+            if (current.Name == "TimeProvider" && IsSystem(current.ContainingNamespace))
             {
                 return true;
             }
@@ -99,5 +96,11 @@ internal static class RunsLater
         return false;
     }
 
-    private static string Namespace(ISymbol symbol) => symbol.ContainingNamespace?.ToDisplayString() ?? "";
+    /// <summary><c>System.Threading</c> or <c>System.Threading.Tasks</c>, compared by name without building strings.</summary>
+    private static bool IsThreading(INamespaceSymbol? ns) =>
+        ns is not null && ((ns.Name == "Threading" && IsSystem(ns.ContainingNamespace))
+            || (ns.Name == "Tasks" && ns.ContainingNamespace is { Name: "Threading" } threading && IsSystem(threading.ContainingNamespace)));
+
+    /// <summary>The <c>System</c> namespace itself.</summary>
+    private static bool IsSystem(INamespaceSymbol? ns) => ns is { Name: "System", ContainingNamespace.IsGlobalNamespace: true };
 }

@@ -665,4 +665,30 @@ public class Boc102AcquiredStateEscapeTests
             public static void Apply(Account target, Action<Account> action) => action(target);
         }
         """);
+
+    [Fact]
+    public Task Judges_delegates_by_declared_parameter_type_and_follows_time_provider_subclasses() => VerifyAsync("""
+        class C
+        {
+            static Action? s_callback;
+
+            void M(Cown<Account> c, FakeClock clock)
+            {
+                When(c, a =>
+                {
+                    Action? local = null;
+                    Interlocked.Exchange(ref local, () => a.Balance++);
+                    local?.Invoke();
+                });
+                When(c, a => Interlocked.Exchange(ref {|BOC103:s_callback|}, {|BOC102:() => a.Balance++|}));
+                When(c, a => clock.CreateTimer({|BOC102:_ => a.Balance++|}, null, TimeSpan.Zero, Timeout.InfiniteTimeSpan));
+            }
+        }
+
+        sealed class FakeClock : TimeProvider
+        {
+            public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period) =>
+                base.CreateTimer(callback, state, dueTime, period);
+        }
+        """);
 }
