@@ -230,9 +230,9 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
                 return true;
             }
 
-            // A use in a local function that the behaviour runs is also a use by whatever else runs that function:
-            // another spawn's body, or the spawning code after the spawn.
-            for (int i = 1; i < runBy.Count; i++)
+            // A use in a local function that the behaviour runs (or that is its body) is also a use by whatever else
+            // runs that function: another spawn's body, or the spawning code after the spawn.
+            for (int i = 0; i < runBy.Count; i++)
             {
                 if (runBy[i] is ILocalFunctionOperation local && Operations.IsInside(reference, local)
                     && index.References.TryGetValue(local.Symbol.OriginalDefinition, out List<IOperation>? runs) && runs.Any(UsedOutside))

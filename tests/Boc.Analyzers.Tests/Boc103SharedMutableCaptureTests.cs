@@ -333,6 +333,11 @@ public class Boc103SharedMutableCaptureTests
                 void Trace(long x) => trace.Add(x);
                 When(c, a => {|BOC103:Trace(a.Balance)|});
                 Trace(0);
+
+                var totals = new StringBuilder();
+                void Body(Account a) => {|BOC103:totals|}.Append(a.Balance);
+                When(c, Body);
+                When(d, Body);
             }
         }
         """);
@@ -361,6 +366,10 @@ public class Boc103SharedMutableCaptureTests
                 void Keep(string x) => bag.Add(x);
                 When(c, a => a.Log.ForEach(Keep));
                 When(d, b => b.Log.ForEach(Keep));
+
+                var own = new StringBuilder();
+                void Body(Account a) => own.Append(a.Balance);
+                When(c, Body);
             }
         }
         """);
