@@ -9,15 +9,27 @@ namespace Boc.Analyzers;
 /// <summary>Small queries over IOperation trees shared by the rules.</summary>
 internal static class Operations
 {
+    /// <summary>
+    /// The operation under conversions and query syntax (<c>from x in s.Log select x</c> is the calls it translates to:
+    /// whatever holds for <c>s.Log.Select(x =&gt; x)</c> holds for it).
+    /// </summary>
     public static IOperation Strip(IOperation operation)
     {
         IOperation current = operation;
-        while (current is IConversionOperation conversion)
+        while (true)
         {
-            current = conversion.Operand;
+            switch (current)
+            {
+                case IConversionOperation conversion:
+                    current = conversion.Operand;
+                    continue;
+                case ITranslatedQueryOperation query:
+                    current = query.Operation;
+                    continue;
+                default:
+                    return current;
+            }
         }
-
-        return current;
     }
 
     /// <summary>The symbol a local, parameter, local-function or method-group operation refers to.</summary>

@@ -306,4 +306,37 @@ public class Boc101NonAcquiredStateTests
         public struct Point { public int X; public int Y; }
         public sealed class Holder { public Point Point; }
         """);
+
+    // Query syntax is the same calls as method syntax: a query over the state is a live view of it, and its range
+    // variables are parts of it.
+    [Fact]
+    public Task Flags_query_syntax_over_the_outer_state_as_method_syntax_is() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Bank> src, Cown<Account> dst)
+            {
+                When(src, s =>
+                {
+                    var rich = from x in s.Accounts where x.Balance > 0 select x;
+                    var viaMethods = s.Accounts.Where(x => x.Balance > 0);
+                    When(dst, d => d.Balance = {|BOC101:rich|}.Count() + {|BOC101:viaMethods|}.Count());
+                });
+                When(src, s =>
+                {
+                    foreach (var partner in from x in s.Accounts select x.Partner)
+                    {
+                        When(dst, d => d.Balance = {|BOC101:partner|}!.Balance);
+                    }
+                });
+                When(src, s =>
+                {
+                    var total = (from x in s.Accounts select x.Balance).Sum();
+                    var names = (from x in s.Accounts select x.Details.Name).ToList();
+                    When(dst, d => d.Balance = total + names.Count);
+                });
+            }
+        }
+
+        public sealed class Bank { public List<Account> Accounts { get; } = new(); }
+        """);
 }

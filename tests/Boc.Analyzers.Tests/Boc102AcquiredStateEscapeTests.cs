@@ -691,4 +691,17 @@ public class Boc102AcquiredStateEscapeTests
                 base.CreateTimer(callback, state, dueTime, period);
         }
         """);
+
+    [Fact]
+    public Task Flags_a_query_over_the_state_returned_as_a_live_view() => VerifyAsync("""
+        class C
+        {
+            async Task M(Cown<Account> src)
+            {
+                IEnumerable<string> recent = await WhenAsync(src, s => {|BOC102:from x in s.Log where x.Length > 3 select x|});
+                List<string> copy = await WhenAsync(src, s => (from x in s.Log where x.Length > 3 select x).ToList());
+                long sum = await WhenAsync(src, s => (from x in s.Log select (long)x.Length).Sum());
+            }
+        }
+        """);
 }
