@@ -179,6 +179,34 @@ public partial class RuleDocExampleTests
             $"{page}.md line {example.Line}: `{example.Code}` documents [{string.Join(", ", expected)}] but produces:\n{string.Join("\n", boc)}");
     }
 
+    /// <summary>
+    /// The shareable-types page declares types rather than examples of one rule: its blocks are compiled together,
+    /// each as a file, and must compile and be clean; without the attributes they declare, the last would not be.
+    /// </summary>
+    [Fact]
+    public async Task Shareable_types_page_compiles_and_its_declarations_work()
+    {
+        List<Example> blocks = Parse(File.ReadAllText(Path.Combine(InRepoCodeTests.RepoRoot(), "docs", "analyzers", "shareable-types.md")), "shareable-types");
+        Assert.Equal(2, blocks.Count);
+        Assert.All(blocks, b => Assert.Empty(b.Expected));
+        string[] files = blocks.Select(b => HoistUsings(Usings, b.Code)).ToArray();
+        ImmutableArray<Diagnostic> clean = await AnalyzeAsync(Compile([.. files, Usings + Context]));
+        Assert.Empty(clean);
+
+        string[] unmarked = files.Select(f => f.Replace("[Immutable] ", "", StringComparison.Ordinal).Replace("[ThreadSafe] ", "", StringComparison.Ordinal)).ToArray();
+        ImmutableArray<Diagnostic> reported = await AnalyzeAsync(Compile([.. unmarked, Usings + Context]));
+        Assert.Equal(["BOC103", "BOC103"], reported.Select(d => d.Id));
+    }
+
+    /// <summary>Puts a block's own usings after the shared ones (a using must come before any declaration).</summary>
+    private static string HoistUsings(string usings, string code)
+    {
+        var unit = (CompilationUnitSyntax)CSharpSyntaxTree.ParseText(code).GetRoot();
+        string own = string.Concat(unit.Usings.Select(u => u.ToFullString()));
+        string rest = code[(unit.Usings.LastOrDefault()?.FullSpan.End ?? 0)..];
+        return usings + own + rest;
+    }
+
     [Fact]
     public async Task The_check_can_fail()
     {
