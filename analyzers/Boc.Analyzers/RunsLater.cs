@@ -1,5 +1,6 @@
 using System.Collections.Immutable;
 using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.Operations;
 
 namespace Boc.Analyzers;
 
@@ -55,9 +56,9 @@ internal static class RunsLater
     }
 
     /// <summary>The first API among a call's arguments that runs a delegate later (see <see cref="Api"/>).</summary>
-    public static string? Api(IMethodSymbol method, ImmutableArray<Microsoft.CodeAnalysis.Operations.IArgumentOperation> arguments)
+    public static string? Api(IMethodSymbol method, ImmutableArray<IArgumentOperation> arguments)
     {
-        foreach (Microsoft.CodeAnalysis.Operations.IArgumentOperation argument in arguments)
+        foreach (IArgumentOperation argument in arguments)
         {
             if (Api(method, argument.Parameter) is { } api)
             {
