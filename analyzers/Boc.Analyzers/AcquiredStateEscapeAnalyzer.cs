@@ -47,15 +47,22 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
                         && Destination(assignment.Target, value.Origin, spawn, function, taint) is { } where:
                         Report(report, assignment.Value, value, "assigned to " + where);
                         break;
-                    case IEventAssignmentOperation { Adds: true } subscription when taint.Of(subscription.HandlerValue) is { } handler
-                        && EventDestination(subscription.EventReference, handler.Origin, spawn, function, taint) is { } owner:
-                        Report(report, subscription.HandlerValue, handler, "subscribed to an event of " + owner);
+                    case IEventAssignmentOperation { Adds: true } subscription when taint.Of(subscription.HandlerValue) is { } handler:
+                        if (EventDestination(subscription.EventReference, handler.Origin, spawn, function, taint) is { } owner)
+                        {
+                            Report(report, subscription.HandlerValue, handler, "subscribed to an event of " + owner);
+                        }
+                        else if (subscription.EventReference is IEventReferenceOperation { Event: { } fired } && RunsLater.EventApi(fired) is { } timer)
+                        {
+                            Report(report, subscription.HandlerValue, handler, $"subscribed to {timer}, which fires after the behaviour released its cowns");
+                        }
+
                         break;
                     case IInvocationOperation invocation when index.SpawnOfInvocation(invocation) is null:
                         CheckCall(invocation, spawn, function, taint, index, report);
                         break;
                     case IObjectCreationOperation { Constructor: { } constructor } creation
-                        when Operations.OffloadingConstructor(constructor.ContainingType) is { } api:
+                        when RunsLater.Api(constructor, creation.Arguments) is { } api:
                         foreach (IArgumentOperation argument in creation.Arguments)
                         {
                             if (taint.Of(argument.Value) is { } passed)
@@ -84,10 +91,13 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
     {
         IMethodSymbol method = invocation.TargetMethod;
         ImmutableArray<IArgumentOperation> arguments = invocation.Arguments;
-        if (Operations.OffloadingMethod(method) is { } api)
+        if (RunsLater.Api(method, arguments) is { } api)
         {
-            // An awaited Task.Run keeps the cowns until it completes: its code runs inside the behaviour, in parallel.
-            if (api == "Task.Run" && Waits.WaitOn(invocation, function, index) is not null)
+            // A body that waits for the task of such a call (an awaited Task.Run or ContinueWith) keeps its cowns until
+            // the delegate has run: it runs inside the behaviour, in parallel. Not so for a task of a task
+            // (StartNew(async () => ...)): the outer task completes at the delegate's first await.
+            if (index.Types.IsTaskLike(method.ReturnType) && !IsTaskOfTask(method.ReturnType, index.Types)
+                && Waits.WaitOn(invocation, function, index) is not null)
             {
                 return;
             }
@@ -206,6 +216,14 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
 
         TaintInfo? used = invocation.Instance is { } instance && Operations.Strip(instance) is not IInstanceReferenceOperation ? taint.Of(instance) : null;
         used ??= invocation.Arguments.Select(a => taint.Of(a.Value)).FirstOrDefault(t => t is not null);
+
+        // An async local function carries what it captures: started and not awaited, it uses the state after its first
+        // await. (A synchronous one has finished with the state when it returns, whatever it returns.)
+        if (used is null && method.MethodKind == MethodKind.LocalFunction && method.IsAsync)
+        {
+            used = taint.Get(method.OriginalDefinition);
+        }
+
         if (used is null)
         {
             return;
@@ -259,6 +277,9 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
                 return false;
         }
     }
+
+    private static bool IsTaskOfTask(ITypeSymbol type, BocTypes types) =>
+        type is INamedTypeSymbol { IsGenericType: true } named && types.IsTaskLike(named.TypeArguments[0]);
 
     private static bool IsCompletedTaskFactory(IMethodSymbol method) =>
         method.IsStatic && method.Name is "FromResult" or "FromException" or "FromCanceled"

@@ -9,15 +9,27 @@ namespace Boc.Analyzers;
 /// <summary>Small queries over IOperation trees shared by the rules.</summary>
 internal static class Operations
 {
+    /// <summary>
+    /// The operation under conversions and query syntax (<c>from x in s.Log select x</c> is the calls it translates to:
+    /// whatever holds for <c>s.Log.Select(x =&gt; x)</c> holds for it).
+    /// </summary>
     public static IOperation Strip(IOperation operation)
     {
         IOperation current = operation;
-        while (current is IConversionOperation conversion)
+        while (true)
         {
-            current = conversion.Operand;
+            switch (current)
+            {
+                case IConversionOperation conversion:
+                    current = conversion.Operand;
+                    continue;
+                case ITranslatedQueryOperation query:
+                    current = query.Operation;
+                    continue;
+                default:
+                    return current;
+            }
         }
-
-        return current;
     }
 
     /// <summary>The symbol a local, parameter, local-function or method-group operation refers to.</summary>
@@ -74,7 +86,10 @@ internal static class Operations
 
     public static bool IsDeclaredInside(ISymbol symbol, IOperation function)
     {
-        SyntaxReference? reference = symbol.DeclaringSyntaxReferences.FirstOrDefault();
+        // The range variables of query syntax are parameters of compiler-made lambdas and have no declaring syntax of
+        // their own: they are declared where their lambda is, inside the query.
+        SyntaxReference? reference = symbol.DeclaringSyntaxReferences.FirstOrDefault()
+            ?? (symbol is IParameterSymbol { ContainingSymbol: IMethodSymbol owner } ? owner.DeclaringSyntaxReferences.FirstOrDefault() : null);
         return reference is not null && reference.SyntaxTree == function.Syntax.SyntaxTree
             && function.Syntax.Span.Contains(reference.Span);
     }
@@ -83,8 +98,8 @@ internal static class Operations
         operation.Syntax.SyntaxTree == container.Syntax.SyntaxTree && container.Syntax.Span.Contains(operation.Syntax.Span);
 
     /// <summary>
-    /// The name of the API that runs <paramref name="operation"/> (a lambda or delegate argument) on another thread, if
-    /// it is an argument of one: such code does not run inside the behaviour.
+    /// The name of the API that runs <paramref name="operation"/> (a lambda or delegate argument) after the call returns,
+    /// if it is an argument of one (see <see cref="RunsLater"/>): such code does not run inside the behaviour.
     /// </summary>
     public static string? OffloadingApi(IOperation operation)
     {
@@ -101,35 +116,13 @@ internal static class Operations
 
         return argument.Parent switch
         {
-            IInvocationOperation invocation => OffloadingMethod(invocation.TargetMethod),
-            IObjectCreationOperation creation when creation.Constructor is { } constructor => OffloadingConstructor(constructor.ContainingType),
+            IInvocationOperation invocation => RunsLater.Api(invocation.TargetMethod, argument.Parameter),
+            IObjectCreationOperation { Constructor: { } constructor } => RunsLater.Api(constructor, argument.Parameter),
             _ => null,
         };
     }
 
     public static bool IsOffloaded(IOperation operation) => OffloadingApi(operation) is not null;
-
-    public static string? OffloadingMethod(IMethodSymbol method)
-    {
-        string type = method.ContainingType?.OriginalDefinition.ToDisplayString() ?? "";
-        return (type, method.Name) switch
-        {
-            ("System.Threading.Tasks.Task", "Run") => "Task.Run",
-            ("System.Threading.Tasks.TaskFactory", "StartNew") or ("System.Threading.Tasks.TaskFactory<TResult>", "StartNew") => "TaskFactory.StartNew",
-            ("System.Threading.Tasks.Task", "ContinueWith") or ("System.Threading.Tasks.Task<TResult>", "ContinueWith") => "ContinueWith",
-            ("System.Threading.ThreadPool", "QueueUserWorkItem" or "UnsafeQueueUserWorkItem" or "RegisterWaitForSingleObject") => "ThreadPool." + method.Name,
-            ("System.Threading.CancellationToken", "Register" or "UnsafeRegister") => "CancellationToken.Register",
-            _ => null,
-        };
-    }
-
-    public static string? OffloadingConstructor(INamedTypeSymbol type) => type.OriginalDefinition.ToDisplayString() switch
-    {
-        "System.Threading.Thread" => "new Thread",
-        "System.Threading.Timer" => "new Timer",
-        "System.Threading.Tasks.Task" or "System.Threading.Tasks.Task<TResult>" => "new Task",
-        _ => null,
-    };
 
     /// <summary>Whether <paramref name="reference"/> (a local or parameter reference) is written by its parent.</summary>
     public static bool IsWrite(IOperation reference)

@@ -163,7 +163,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             return $"'{name}' is a parameter of mutable type '{type!.ToDisplayString()}': the caller still holds it while the behaviour runs; pass an immutable copy or keep it in a cown";
         }
 
-        if (SharedOutside(spawn, runBy, symbol, references))
+        if (SharedOutside(index, spawn, runBy, symbol, references))
         {
             return $"'{name}' is a mutable '{type!.ToDisplayString()}' that the spawning code (or another spawn) also uses: the accesses race; give the behaviour its own copy, or keep the object in a cown";
         }
@@ -210,20 +210,35 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
         index.References.TryGetValue(symbol, out List<IOperation>? references)
         && references.Any(r => Operations.ReachableAfter(spawn.Invocation, r));
 
-    private static bool SharedOutside(Spawn spawn, List<IOperation> runBy, ISymbol symbol, List<IOperation> references)
+    private static bool SharedOutside(BehaviourIndex index, Spawn spawn, List<IOperation> runBy, ISymbol symbol, List<IOperation> references)
     {
         IOperation? spawnFunction = Operations.EnclosingFunction(spawn.Invocation);
+        bool UsedOutside(IOperation use) =>
+            !runBy.Any(f => Operations.IsInside(use, f))
+            // Used after the spawn, or from another lambda or local function (which may run at any time).
+            && (Operations.ReachableAfter(spawn.Invocation, use) || Operations.EnclosingFunction(use) != spawnFunction);
+
         foreach (IOperation reference in references)
         {
-            if (reference is ILocalReferenceOperation { IsDeclaration: true } || runBy.Any(f => Operations.IsInside(reference, f)))
+            if (reference is ILocalReferenceOperation { IsDeclaration: true })
             {
                 continue;
             }
 
-            // Used after the spawn, or from another lambda or local function (which may run at any time).
-            if (Operations.ReachableAfter(spawn.Invocation, reference) || Operations.EnclosingFunction(reference) != spawnFunction)
+            if (UsedOutside(reference))
             {
                 return true;
+            }
+
+            // A use in a local function that the behaviour runs (or that is its body) is also a use by whatever else
+            // runs that function: another spawn's body, or the spawning code after the spawn.
+            for (int i = 0; i < runBy.Count; i++)
+            {
+                if (runBy[i] is ILocalFunctionOperation local && Operations.IsInside(reference, local)
+                    && index.References.TryGetValue(local.Symbol.OriginalDefinition, out List<IOperation>? runs) && runs.Any(UsedOutside))
+                {
+                    return true;
+                }
             }
         }
 
@@ -278,7 +293,8 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             }
 
             if (current is ILoopOperation loop && !loop.Syntax.Span.Contains(declaration)
-                && (alsoContaining is null || loop.Syntax.Span.Contains(alsoContaining.Syntax.Span)))
+                && (alsoContaining is null || loop.Syntax.Span.Contains(alsoContaining.Syntax.Span))
+                && !RepeatsOnlyIfRefused(loop, operation))
             {
                 return true;
             }
@@ -286,6 +302,45 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
 
         return false;
     }
+
+    /// <summary>
+    /// A loop that retries a <c>TryWhen</c> until it is accepted (<c>while (!runtime.TryWhen(...)) await
+    /// runtime.WaitForRoomAsync();</c>) spawns at most one behaviour: it goes round again only when the spawn was
+    /// refused, and a refused spawn runs nothing. Its condition is the refusal (<c>!TryWhen(...)</c>,
+    /// <c>TryWhen(...) == false</c>, <c>TryWhen(...) is false</c>), alone or as an operand of <c>&amp;&amp;</c>.
+    /// </summary>
+    private static bool RepeatsOnlyIfRefused(ILoopOperation loop, IOperation spawn)
+    {
+        IOperation? condition = loop switch
+        {
+            IWhileLoopOperation { ConditionIsUntil: false } whileLoop => whileLoop.Condition,
+            IForLoopOperation forLoop => forLoop.Condition,
+            _ => null,
+        };
+        return condition is not null && IsRefusal(condition, spawn);
+    }
+
+    private static bool IsRefusal(IOperation condition, IOperation spawn)
+    {
+        switch (Operations.Strip(condition))
+        {
+            case IUnaryOperation { OperatorKind: UnaryOperatorKind.Not } not:
+                return Operations.Strip(not.Operand) == spawn;
+            case IBinaryOperation { OperatorKind: BinaryOperatorKind.ConditionalAnd } and:
+                return IsRefusal(and.LeftOperand, spawn) || IsRefusal(and.RightOperand, spawn);
+            case IBinaryOperation { OperatorKind: BinaryOperatorKind.Equals or BinaryOperatorKind.NotEquals } comparison:
+                bool refusedWhen = comparison.OperatorKind == BinaryOperatorKind.NotEquals;
+                return (Operations.Strip(comparison.LeftOperand) == spawn && IsConstant(comparison.RightOperand, refusedWhen))
+                    || (Operations.Strip(comparison.RightOperand) == spawn && IsConstant(comparison.LeftOperand, refusedWhen));
+            case IIsPatternOperation { Pattern: IConstantPatternOperation { Value: { } constant } } pattern:
+                return Operations.Strip(pattern.Value) == spawn && IsConstant(constant, false);
+            default:
+                return false;
+        }
+    }
+
+    private static bool IsConstant(IOperation value, bool expected) =>
+        value.ConstantValue is { HasValue: true, Value: bool constant } && constant == expected;
 
     private static string? ThisAccess(IInstanceReferenceOperation self, Mutability mutability)
     {

@@ -117,6 +117,8 @@ internal sealed class Taint
                 // What the new object holds: its constructor arguments and the values its initializer stores.
                 return (creation.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null)
                     ?? (creation.Initializer is null ? null : OfInitializer(creation.Initializer)))?.AsPart();
+            case IWithOperation with when _mutability.IsMutable(with.Type):
+                return OfWith(with);
             case IDelegateCreationOperation creation:
                 return Of(creation.Target);
             case IAnonymousFunctionOperation lambda:
@@ -180,6 +182,61 @@ internal sealed class Taint
         }
 
         return source?.AsPart();
+    }
+
+    /// <summary>
+    /// A <c>with</c> expression is a shallow copy: the copy holds what its initializer stores, and shares with the
+    /// original every member of mutable type that the initializer does not replace. For a type declared in source, a
+    /// copy whose initializer replaces every such member with a value that holds no acquired state is fresh.
+    /// </summary>
+    private TaintInfo? OfWith(IWithOperation with)
+    {
+        TaintInfo? stored = OfInitializer(with.Initializer);
+        if (stored is not null)
+        {
+            return stored.AsPart();
+        }
+
+        if (Of(with.Operand) is not { } original)
+        {
+            return null;
+        }
+
+        var replaced = new HashSet<string>(System.StringComparer.Ordinal);
+        foreach (IOperation part in with.Initializer.Initializers)
+        {
+            if (part is IAssignmentOperation { Target: IMemberReferenceOperation member })
+            {
+                replaced.Add(member.Member.Name);
+            }
+        }
+
+        return SharesMutableMember(with.Type, replaced) ? original.AsPart() : null;
+    }
+
+    /// <summary>Whether a shallow copy of <paramref name="type"/> shares a member of mutable type other than <paramref name="replaced"/>.</summary>
+    private bool SharesMutableMember(ITypeSymbol? type, HashSet<string> replaced)
+    {
+        for (ITypeSymbol? current = type; current is not null && current.SpecialType is not (SpecialType.System_Object or SpecialType.System_ValueType);
+            current = current.BaseType)
+        {
+            if (!current.Locations.Any(l => l.IsInSource))
+            {
+                // Private fields of metadata types are invisible: assume they are shared.
+                return true;
+            }
+
+            foreach (IFieldSymbol field in current.GetMembers().OfType<IFieldSymbol>())
+            {
+                string name = field.AssociatedSymbol?.Name ?? field.Name;
+                if (!field.IsStatic && !field.IsConst && !replaced.Contains(name) && _mutability.IsMutable(field.Type))
+                {
+                    return true;
+                }
+            }
+        }
+
+        return false;
     }
 
     /// <summary>The values an object or collection initializer stores in the new object.</summary>

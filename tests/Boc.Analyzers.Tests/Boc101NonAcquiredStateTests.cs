@@ -231,4 +231,112 @@ public class Boc101NonAcquiredStateTests
             });
         }
         """);
+
+    // Issue 37, class 1: a `with` expression is a shallow copy. Every member it does not replace is shared with the
+    // original, so a copy of acquired state still holds the state's mutable parts.
+    [Fact]
+    public Task Flags_with_copies_that_share_the_outer_state() => VerifyAsync("""
+        class C
+        {
+            void M(BocRuntime runtime, Cown<Profile> src, Cown<Account> dst, Cown<Holder> h)
+            {
+                When(src, p =>
+                {
+                    var copy = p with { Name = "copy" };
+                    When(dst, d => d.Log.AddRange({|BOC101:copy|}.Tags));
+                });
+                When(src, p =>
+                {
+                    var alias = p;
+                    Profile renamed = (alias with { Name = "x" }) with { Age = 2 };
+                    When(dst, d => d.Balance = {|BOC101:renamed|}.Tags.Count);
+                });
+                When(h, x =>
+                {
+                    var moved = x.Position with { X = 1 };
+                    When(dst, d => d.Balance = {|BOC101:moved|}.Trail.Count);
+                });
+                When(src, p =>
+                {
+                    var fresh = new Profile("n", 1, new List<string>());
+                    var mixed = fresh with { Tags = p.Tags };
+                    When(dst, d => d.Balance = {|BOC101:mixed|}.Tags.Count);
+                });
+                When(src, p => runtime.When(dst, static (d, q) => d.Log.AddRange(q.Tags), {|BOC101:p with { Age = 3 }|}));
+            }
+        }
+
+        public sealed record Profile(string Name, int Age, List<string> Tags);
+        public struct Position { public int X; public List<int> Trail; }
+        public sealed class Holder { public Position Position; }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_with_copies_that_share_nothing_mutable() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Profile> src, Cown<Snapshot> snap, Cown<Holder> h, Cown<Account> dst)
+            {
+                When(src, p =>
+                {
+                    var own = p with { Tags = p.Tags.ToList() };
+                    When(dst, d => d.Log.AddRange(own.Tags));
+                });
+                When(snap, s =>
+                {
+                    var renamed = s with { Owner = "x" };
+                    When(dst, d => d.Balance = renamed.Balance);
+                });
+                When(h, x =>
+                {
+                    var at = x.Point with { X = 1 };
+                    When(dst, d => d.Balance = at.X + at.Y);
+                });
+                When(src, p =>
+                {
+                    string name = (p with { Age = 2 }).Name;
+                    var copy = p with { Name = "c" };
+                    copy.Tags.Add("synchronous, same behaviour");
+                    When(dst, d => d.Details.Name = name);
+                });
+            }
+        }
+
+        public sealed record Profile(string Name, int Age, List<string> Tags);
+        public struct Point { public int X; public int Y; }
+        public sealed class Holder { public Point Point; }
+        """);
+
+    // Query syntax is the same calls as method syntax: a query over the state is a live view of it, and its range
+    // variables are parts of it.
+    [Fact]
+    public Task Flags_query_syntax_over_the_outer_state_as_method_syntax_is() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Bank> src, Cown<Account> dst)
+            {
+                When(src, s =>
+                {
+                    var rich = from x in s.Accounts where x.Balance > 0 select x;
+                    var viaMethods = s.Accounts.Where(x => x.Balance > 0);
+                    When(dst, d => d.Balance = {|BOC101:rich|}.Count() + {|BOC101:viaMethods|}.Count());
+                });
+                When(src, s =>
+                {
+                    foreach (var partner in from x in s.Accounts select x.Partner)
+                    {
+                        When(dst, d => d.Balance = {|BOC101:partner|}!.Balance);
+                    }
+                });
+                When(src, s =>
+                {
+                    var total = (from x in s.Accounts select x.Balance).Sum();
+                    var names = (from x in s.Accounts select x.Details.Name).ToList();
+                    When(dst, d => d.Balance = total + names.Count);
+                });
+            }
+        }
+
+        public sealed class Bank { public List<Account> Accounts { get; } = new(); }
+        """);
 }

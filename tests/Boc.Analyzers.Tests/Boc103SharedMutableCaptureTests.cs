@@ -304,4 +304,179 @@ public class Boc103SharedMutableCaptureTests
             }
         }
         """);
+
+    // Issue 37, class 4: a local function that two behaviours run (or that the spawning code runs after the spawn)
+    // shares what it captures between them.
+    [Fact]
+    public Task Flags_a_local_function_run_by_two_behaviours() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, Cown<Account> d)
+            {
+                var sb = new StringBuilder();
+                void Note(string x) => sb.Append(x);
+                When(c, a => a.Log.ForEach({|BOC103:Note|}));
+                When(d, b => b.Log.ForEach({|BOC103:Note|}));
+
+                var counts = new Dictionary<string, int>();
+                void Count(string k) => counts[k] = counts.GetValueOrDefault(k) + 1;
+                When(c, a => {|BOC103:Count(a.Details.Name)|});
+                When(d, b => b.Log.ForEach({|BOC103:Count|}));
+
+                var seen = new List<string>();
+                void See(string x) => seen.Add(x);
+                void Twice(string x) { See(x); See(x); }
+                When(c, a => {|BOC103:Twice("c")|});
+                When(d, b => {|BOC103:See("d")|});
+
+                var trace = new List<long>();
+                void Trace(long x) => trace.Add(x);
+                When(c, a => {|BOC103:Trace(a.Balance)|});
+                Trace(0);
+
+                var totals = new StringBuilder();
+                void Body(Account a) => {|BOC103:totals|}.Append(a.Balance);
+                When(c, Body);
+                When(d, Body);
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Does_not_flag_local_functions_whose_captures_are_not_shared() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, Cown<Account> d)
+            {
+                var sb = new StringBuilder();
+                void Note(string x) => sb.Append(x);
+                Note("before the spawn");
+                When(c, a => a.Log.ForEach(Note));
+
+                string Format(long x) { var own = new StringBuilder(); own.Append(x); return own.ToString(); }
+                When(c, a => a.Details.Name = Format(a.Balance));
+                When(d, b => b.Details.Name = Format(b.Balance));
+
+                string prefix = "n";
+                string Tag(string x) => prefix + x;
+                When(c, a => a.Log.Add(Tag("c")));
+                When(d, b => b.Log.Add(Tag("d")));
+
+                var bag = new ConcurrentBag<string>();
+                void Keep(string x) => bag.Add(x);
+                When(c, a => a.Log.ForEach(Keep));
+                When(d, b => b.Log.ForEach(Keep));
+
+                var own = new StringBuilder();
+                void Body(Account a) => own.Append(a.Balance);
+                When(c, Body);
+            }
+        }
+        """);
+
+    // Issue 37, class 5: the range variables of query syntax are parameters of compiler-generated lambdas declared
+    // in the body; they are not captures.
+    [Fact]
+    public Task Does_not_flag_range_variables_of_query_syntax() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account>[] cowns, Cown<Account> c, Cown<Account> d)
+            {
+                When(cowns.Select(Read).ToArray(), all =>
+                {
+                    var balances = from x in all where x.Balance > 10 select x.Balance;
+                    var ordered = from x in all orderby x.Balance descending let p = x.Partner select p;
+                    var pairs = from x in all from y in all where x != y select x.Balance - y.Balance;
+                    var groups = from x in all group x by x.Balance > 0 into g select g.Count();
+                    var joined = from x in all join y in all on x.Balance equals y.Balance select x.Log.Count + y.Log.Count;
+                    Console.WriteLine(balances.Sum() + ordered.Count() + pairs.Sum() + groups.Sum() + joined.Sum());
+                });
+                When(c, d, (a, b) =>
+                {
+                    var both = new[] { a, b };
+                    a.Balance = (from x in both where x.Log.Count > 0 select x.Balance).Sum();
+                });
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Flags_captures_used_in_query_syntax() => VerifyAsync("""
+        class C
+        {
+            void M(Cown<Account> c, List<Account> accounts)
+            {
+                var outer = new List<Account>();
+                When(c, a => a.Balance = (from x in {|BOC103:outer|} where x.Balance > 0 select x.Balance).Sum());
+                outer.Clear();
+                When(c, a => a.Balance = (from x in {|BOC103:accounts|} select x.Balance).Sum());
+            }
+        }
+        """);
+
+    // Issue 37, class 6: a loop that retries TryWhen until it succeeds spawns one behaviour: it repeats only when the
+    // spawn was refused, so the objects the loop hands over are not shared between iterations.
+    [Fact]
+    public Task Does_not_flag_a_TryWhen_retry_loop() => VerifyAsync("""
+        class C
+        {
+            async Task M(BocRuntime runtime, Cown<Account> c, CancellationToken ct)
+            {
+                var batch = new List<string> { "a" };
+                while (!runtime.TryWhen(c, a => a.Log.AddRange(batch)))
+                {
+                    await runtime.WaitForRoomAsync(ct);
+                }
+
+                var more = new List<string> { "b" };
+                while (!runtime.TryWhen(c, static (a, l) => a.Log.AddRange(l), more))
+                    await runtime.WaitForRoomAsync();
+
+                var last = new List<string> { "c" };
+                for (; runtime.TryWhen(c, a => a.Log.AddRange(last)) == false;)
+                    await runtime.WaitForRoomAsync();
+
+                int tries = 0;
+                var tail = new StringBuilder();
+                while (!runtime.TryWhen(c, a => a.Balance = tries + tail.Length) && tries < 100)
+                {
+                    tries++;
+                    await runtime.WaitForRoomAsync();
+                }
+            }
+        }
+        """);
+
+    [Fact]
+    public Task Flags_loops_that_repeat_a_successful_TryWhen() => VerifyAsync("""
+        class C
+        {
+            async Task M(BocRuntime runtime, Cown<Account> c, Cown<Account>[] cowns)
+            {
+                var batch = new List<string> { "a" };
+                while (runtime.TryWhen(c, a => a.Log.AddRange({|BOC103:batch|})))
+                {
+                    await Task.Yield();
+                }
+
+                var shared = new List<string> { "b" };
+                foreach (var each in cowns)
+                {
+                    while (!runtime.TryWhen(each, a => a.Log.AddRange({|BOC103:shared|})))
+                        await runtime.WaitForRoomAsync();
+                }
+
+                var kept = new List<string> { "c" };
+                while (!runtime.TryWhen(c, a => a.Log.AddRange({|BOC103:kept|})))
+                    await runtime.WaitForRoomAsync();
+                kept.Clear();
+
+                int tries = 0;
+                while (!runtime.TryWhen(c, a => a.Balance = {|BOC103:tries|}) || tries < 3)
+                {
+                    tries++;
+                }
+            }
+        }
+        """);
 }

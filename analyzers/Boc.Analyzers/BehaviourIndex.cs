@@ -6,158 +6,6 @@ using Microsoft.CodeAnalysis.Operations;
 
 namespace Boc.Analyzers;
 
-/// <summary>One cown argument of a spawn: a single cown (<c>c1..c8</c>) or a dynamic set (<c>cowns</c>).</summary>
-internal sealed class CownArgument
-{
-    public CownArgument(IArgumentOperation argument, bool isSet, bool isReadOnly)
-    {
-        Argument = argument;
-        IsSet = isSet;
-        IsReadOnly = isReadOnly;
-    }
-
-    public IArgumentOperation Argument { get; }
-
-    public bool IsSet { get; }
-
-    public bool IsReadOnly { get; }
-}
-
-/// <summary>
-/// The function that runs as a behaviour: a lambda or anonymous method, a local function used as a method group, or a
-/// lambda reached through a delegate local. <see cref="Function"/> is null for ordinary methods (not analysed here).
-/// </summary>
-internal sealed class BodyFunction
-{
-    public BodyFunction(IMethodSymbol symbol, IOperation? function, IOperation? body)
-    {
-        Symbol = symbol;
-        Function = function;
-        Body = body;
-    }
-
-    public IMethodSymbol Symbol { get; }
-
-    public IOperation? Function { get; }
-
-    public IOperation? Body { get; }
-}
-
-/// <summary>
-/// A call to <c>When</c>/<c>WhenAsync</c>/<c>TryWhen</c> on <c>BocRuntime</c> or <c>Behaviours</c>, or to
-/// <c>When</c>/<c>WhenAsync</c> on a <c>BocBatch</c> (a batch member runs its body exactly like a spawn).
-/// </summary>
-internal sealed class Spawn
-{
-    public Spawn(IInvocationOperation invocation, ImmutableArray<CownArgument> cowns, IArgumentOperation bodyArgument,
-        IArgumentOperation? stateArgument)
-    {
-        Invocation = invocation;
-        Cowns = cowns;
-        BodyArgument = bodyArgument;
-        StateArgument = stateArgument;
-    }
-
-    public IInvocationOperation Invocation { get; }
-
-    public ImmutableArray<CownArgument> Cowns { get; }
-
-    public IArgumentOperation BodyArgument { get; }
-
-    public IArgumentOperation? StateArgument { get; }
-
-    public BodyFunction? Body { get; set; }
-
-    /// <summary>The body's parameters that receive acquired state, in cown-argument order.</summary>
-    public ImmutableArray<IParameterSymbol> Acquired { get; set; } = ImmutableArray<IParameterSymbol>.Empty;
-
-    public IParameterSymbol? StateParameter { get; set; }
-
-    public bool IsReadOnly(IParameterSymbol parameter)
-    {
-        int index = Acquired.IndexOf(parameter, SymbolEqualityComparer.Default);
-        return index >= 0 && Cowns[index].IsReadOnly;
-    }
-
-    public CownArgument? CownFor(IParameterSymbol parameter)
-    {
-        int index = Acquired.IndexOf(parameter, SymbolEqualityComparer.Default);
-        return index >= 0 ? Cowns[index] : null;
-    }
-
-    public static Spawn? TryCreate(IInvocationOperation invocation, BocTypes types)
-    {
-        IMethodSymbol method = invocation.TargetMethod;
-        if (method.Name is not ("When" or "WhenAsync" or "TryWhen") || !types.IsSpawner(method.ContainingType))
-        {
-            return null;
-        }
-
-        ImmutableArray<CownArgument>.Builder cowns = ImmutableArray.CreateBuilder<CownArgument>();
-        IArgumentOperation? body = null;
-        IArgumentOperation? state = null;
-        foreach (IArgumentOperation argument in invocation.Arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue))
-        {
-            IParameterSymbol? parameter = argument.Parameter;
-            if (parameter is null)
-            {
-                continue;
-            }
-
-            // Parameter names are part of the generated API (eng/GenerateWhen.cs); a TState may itself be a delegate or a
-            // list, so names, not types, tell the roles apart.
-            switch (parameter.Name)
-            {
-                case "body":
-                    body = argument;
-                    break;
-                case "state":
-                    state = argument;
-                    break;
-                case "cowns":
-                    cowns.Add(new CownArgument(argument, isSet: true, IsReadOnlySetExpression(argument.Value, types)));
-                    break;
-                default:
-                    if (parameter.Type is INamedTypeSymbol named
-                        && SymbolEqualityComparer.Default.Equals(named.OriginalDefinition, types.Acquirable))
-                    {
-                        cowns.Add(new CownArgument(argument, isSet: false, IsReadOnlyCownExpression(argument.Value, types)));
-                    }
-
-                    break;
-            }
-        }
-
-        return body is null ? null : new Spawn(invocation, cowns.ToImmutable(), body, state);
-    }
-
-    private static bool IsReadOnlyCownExpression(IOperation value, BocTypes types) =>
-        types.IsReadOnlyCown(Operations.Strip(value).Type);
-
-    private static bool IsReadOnlySetExpression(IOperation value, BocTypes types)
-    {
-        IOperation stripped = Operations.Strip(value);
-        switch (stripped)
-        {
-            case IArrayCreationOperation { Initializer: { } initializer } when initializer.ElementValues.Length > 0:
-                return initializer.ElementValues.All(e => IsReadOnlyCownExpression(e, types));
-            case { } collection when RoslynCompat.IsCollectionExpression(collection) && collection.ChildOperations.Count > 0:
-                return RoslynCompat.CollectionElements(collection).All(e => IsReadOnlyCownExpression(e, types));
-        }
-
-        ITypeSymbol? type = stripped.Type;
-        if (type is IArrayTypeSymbol array)
-        {
-            return types.IsReadOnlyCown(array.ElementType);
-        }
-
-        return type is INamedTypeSymbol named
-            && named.AllInterfaces.Concat(new[] { named })
-                .Any(i => i.OriginalDefinition.SpecialType == SpecialType.System_Collections_Generic_IEnumerable_T
-                    && types.IsReadOnlyCown(i.TypeArguments[0]));
-    }
-}
-
 /// <summary>
 /// Every spawn in one operation block (a member body with its lambdas and local functions), with bodies resolved and
 /// the references to each local and parameter indexed, so that each rule walks the block once.
@@ -183,6 +31,7 @@ internal sealed class BehaviourIndex
 
     public List<IOperation> AllOperations { get; } = new();
 
+    /// <summary>The references to each local and parameter, and the calls and method groups of each local function.</summary>
     public Dictionary<ISymbol, List<IOperation>> References { get; } = new(SymbolEqualityComparer.Default);
 
     public Dictionary<IMethodSymbol, ILocalFunctionOperation> LocalFunctions { get; } = new(SymbolEqualityComparer.Default);
@@ -203,6 +52,12 @@ internal sealed class BehaviourIndex
                     case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
                         index.Spawns.Add(spawn);
                         index._spawnByInvocation[invocation] = spawn;
+                        break;
+                    case IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call:
+                        index.AddReference(call.TargetMethod.OriginalDefinition, call);
+                        break;
+                    case IMethodReferenceOperation { Method.MethodKind: MethodKind.LocalFunction } group:
+                        index.AddReference(group.Method.OriginalDefinition, group);
                         break;
                     case ILocalFunctionOperation localFunction:
                         index.LocalFunctions[localFunction.Symbol] = localFunction;
