@@ -128,7 +128,7 @@ public sealed class SlotLayoutTests(ITestOutputHelper output)
     [Fact]
     public async Task APendingBehaviour_TakesNoMoreBytesThanItsLayoutNeeds()
     {
-        // What a flood pays per pending behaviour (benchmarks/README.md, "Smaller pending behaviours"): spawned from one
+        // What a flood pays per pending behaviour (docs/performance/decisions.md, "Smaller pending behaviours"): spawned from one
         // thread behind a blocked cown, so the pool is soon empty and every spawn allocates its object. The bounds are
         // the measured sizes (96 and 120 bytes on x64 in Release; a pair carries the append word since pairs are
         // appended too) plus a little for the pool's own arrays. The one- and two-cown behaviours are measured with

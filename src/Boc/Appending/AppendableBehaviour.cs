@@ -7,8 +7,8 @@ namespace Boc;
 // Yielding (AppendableBehaviour.TryYield and RunRest). A run of up to 32 bodies holds its worker for all of them,
 // which is what a flood of cheap messages wants, but not a flood of long ones: Savina's Recursive Matrix
 // Multiplication appends 8 ms leaves, 32 to a run, onto five chains, and with two workers the chains took turns
-// only every quarter second, so one chain ran on alone at the end (benchmarks/README.md, "Long floods take
-// turns"). So on a BocScheduler worker, after every 8th appended body, the runner looks at the coarse clock
+// only every quarter second, so one chain ran on alone at the end (docs/performance/decisions.md, "Long appended
+// runs take turns"). So on a BocScheduler worker, after every 8th appended body, the runner looks at the coarse clock
 // (Environment.TickCount64): once the run has lasted its slice (FloodPolicy.SliceMilliseconds, 10 ms) and other
 // work waits anywhere in the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count,
 // failures so far, the own body's failure) in a record kept with the pooled object, queues the record at the back

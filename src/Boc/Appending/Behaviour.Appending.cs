@@ -101,9 +101,9 @@ internal abstract partial class Behaviour
     /// Radixsort actor ran 1.35 to 1.75 times as fast as with 7, in BenchmarkDotNet before/after runs). When
     /// appending came, 31 made pipelines of expensive stages slower (Filterbank 2.4 times, Sieve 10%) and the bound
     /// was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's time is decided per process, in
-    /// three modes, whatever the bound (benchmarks/README.md, "Floods are appended" and "Longer appended runs"). Not
+    /// three modes, whatever the bound (docs/performance/decisions.md, "Floods are appended" and "The append bound is 31"). Not
     /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies
-    /// (docs/guide/dispatchers.md, "Bounds count bodies").
+    /// (docs/guide/dispatchers.md).
     /// </remarks>
     internal const int MaxAppended = 31;
 

@@ -43,7 +43,7 @@ public sealed partial class BocScheduler
     /// that thread blocks or its time slice ends, while the other processor may sit idle. An outside producer runs
     /// into this: the last behaviour of its previous batch woke it, and the kernel placed it on the spinner's
     /// processor. Measured on 2 vCPUs with an outside thread spawning 1,024 behaviours onto idle cowns and waiting for
-    /// them (<c>eng/SpawnRunProbe.cs</c>): in a third of the batches the spinner found the first behaviour only when
+    /// them (<c>benchmarks/tools/SpawnRunProbe.cs</c>): in a third of the batches the spinner found the first behaviour only when
     /// the producer had spawned them all and blocked, a median of 59 µs later (0.4 µs when it ran elsewhere). So an
     /// outside enqueue that finds the spinner last seen on its own processor wakes a sleeper, which the kernel places
     /// on an idle processor. Only outside enqueues check: one more processor-id read per spawn on a worker's hot path
