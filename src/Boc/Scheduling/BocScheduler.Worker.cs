@@ -138,7 +138,9 @@ public sealed partial class BocScheduler
             item = self.Queue.IsEmpty ? TakeFromInbox(self) : !_inbox.IsEmpty && _inbox.TryDequeue(out object? one) ? one : null;
             if (item is not null)
             {
-                self.NextRunFrom = self.Ticks;
+                // The next-slot run goes on counting: the inbox's turn is not the queue's. (Restarting it here let a
+                // worker that takes from the inbox every InboxCheckInterval bodies never reach NextSlotRunLimit, so what
+                // a batch had put in its queue waited for the whole chain.)
                 return item;
             }
         }
