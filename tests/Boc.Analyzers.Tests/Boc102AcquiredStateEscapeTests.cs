@@ -574,5 +574,4 @@ public class Boc102AcquiredStateEscapeTests
             }
         }
         """);
-
 }
