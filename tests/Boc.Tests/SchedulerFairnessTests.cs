@@ -80,15 +80,15 @@ public sealed class SchedulerFairnessTests
         }
     }
 
-    // Issue 39, item 2. Floods spawned from outside up front are appended, 32 bodies to a behaviour, so bounds that
-    // counted items let outside work wait 61 items, about 1,950 bodies, per item ahead of it. The bounds count bodies:
-    // every appended body ticks the worker's clock, and a run of appended bodies that owes the inbox its turn hands its
-    // worker over at its next check (every CheckEvery bodies). The k-th outside behaviour (0-based) has ahead of it in
-    // the inbox the k before it and at most one item per hot cown (a cown's behaviours run one at a time: its first, or
-    // the rest of a yielded run), each taken within InboxCheckInterval + CheckEvery bodies; once a worker with nothing
-    // else to run moves it into its queue with a batch, it waits for at most NextSlotRunLimit bodies of a next-slot run
-    // and the rest of the behaviour running then.
-    // One worker, for the reason above.
+    // Issue 39, item 2. Floods spawned from outside up front are appended, 32 bodies to a behaviour, so a bound that
+    // counted items let outside work wait 61 items, about 1,950 bodies, per item ahead of it. A flood's run now hands
+    // its worker over at its next check (every CheckEvery bodies) once it has run for its inbox slice while work waits
+    // in the inbox or the worker's queue. Every hot body here spins for at least BodyMicroseconds, so a slice is over
+    // after at most InboxSliceMicroseconds / BodyMicroseconds bodies: each hot behaviour the worker runs while
+    // outside work waits runs at most that many, and CheckEvery more, before the worker turns to the waiting work.
+    // The k-th outside behaviour (0-based) has ahead of it the k before it and at most one item per hot cown (a cown's
+    // behaviours run one at a time) in the inbox, and as many again in the worker's queue. One worker, for the reason
+    // above.
     [Theory]
     [InlineData(1, 2)]
     [InlineData(2, 2)]
@@ -96,20 +96,24 @@ public sealed class SchedulerFairnessTests
     public async Task AFloodFromOutside_DelaysEachOutsideBehaviourByAtMostTheInboxBound_InBodies(int seed, int hotCowns)
     {
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = 1 });
-        const int PerHotCown = 20_000;
+        const int PerHotCown = 3_000;
+        const int BodyMicroseconds = 5;
         const int Outside = 20;
         var random = new Random(seed);
         var progress = new int[1];
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         using var spawned = new ManualResetEventSlim();
 
-        // A body long enough (a few hundred nanoseconds) that the flood is still running when the outside behaviours
-        // arrive; the spin varies with the seed so that the checks fall at different places in the runs.
-        int spin = 20 + random.Next(40);
+        // Bodies of at least BodyMicroseconds (a few more with the seed, so that the checks fall at different places).
+        long bodyTicks = (BodyMicroseconds + random.Next(3)) * Stopwatch.Frequency / 1_000_000;
         void Hot(Counter c)
         {
             c.Value++;
-            Thread.SpinWait(spin);
+            long until = Stopwatch.GetTimestamp() + bodyTicks;
+            while (Stopwatch.GetTimestamp() < until)
+            {
+            }
+
             if (Interlocked.Increment(ref progress[0]) == 200)
             {
                 // Hold the flood here until the outside behaviours are spawned, so that a test thread slowed down by
@@ -148,12 +152,11 @@ public sealed class SchedulerFairnessTests
         }
 
         Assert.True(spawnedAt[^1] < hotCowns * PerHotCown, $"seed {seed}: the flood ended before the outside behaviours were spawned; the test saw nothing");
-        int perItem = BocScheduler.InboxCheckInterval + FloodPolicy.CheckEvery;
-        int inQueue = BocScheduler.NextSlotRunLimit + Behaviour.MaxAppended + 1;
+        int perItem = (FloodPolicy.InboxSliceMicroseconds / BodyMicroseconds) + FloodPolicy.CheckEvery;
         for (int k = 0; k < Outside; k++)
         {
             int delay = ranAt[k] - spawnedAt[k];
-            int bound = ((k + 1 + hotCowns) * perItem) + inQueue;
+            int bound = (k + 1 + (2 * hotCowns)) * perItem;
             Assert.True(
                 delay <= bound,
                 $"seed {seed}: outside behaviour {k} waited for {delay} hot bodies; the bound is {bound} (delays: {string.Join(", ", ranAt.Zip(spawnedAt, (r, s) => r - s))})");
@@ -581,7 +584,7 @@ public sealed class SchedulerFairnessTests
     {
         using var scheduler = new BocScheduler(1, stuckCheck: false)
         {
-            Floods = { SliceMilliseconds = slice == Slice.Zero ? 0 : int.MaxValue },
+            Floods = { SliceMilliseconds = slice == Slice.Zero ? 0 : int.MaxValue, InboxSliceTicks = slice == Slice.Zero ? 0 : long.MaxValue },
         };
         await using var runtime = new BocRuntime(new BocRuntimeOptions { UnhandledExceptionHandler = report }, scheduler, scheduler, TimeProvider.System);
         var first = new Cown<Counter>(new Counter());

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 
@@ -5,24 +6,27 @@ namespace Boc;
 
 // =====================================================================================================================
 // Yielding (AppendableBehaviour.TryYield and RunRest). A run of up to 32 bodies holds its worker for all of them,
-// which is what a flood of cheap messages wants, but not a flood of long ones: Savina's Recursive Matrix
+// which is what a flood of cheap messages wants, but not a flood of long ones. Savina's Recursive Matrix
 // Multiplication appends 8 ms leaves, 32 to a run, onto five chains, and with two workers the chains took turns
 // only every quarter second, so one chain ran on alone at the end (docs/performance/decisions.md, "Long appended
-// runs take turns"). So on a BocScheduler worker, after every 8th appended body, the runner looks at the coarse clock
-// (Environment.TickCount64): once the run has lasted its slice (FloodPolicy.SliceMilliseconds, 10 ms) and other
-// work waits anywhere in the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count,
-// failures so far, the own body's failure) in a record kept with the pooled object, queues the record at the back
-// of the inbox (BocScheduler.EnqueueYielded), and returns to Run an unfinished task instead of finishing. Run
-// treats it as an asynchronous body: the cowns stay held until the task completes. Whichever worker takes the
-// record runs the remaining bodies (and may yield again), counts them out, and completes the task; its
-// continuation finishes the behaviour (release, failures, count) as for any asynchronous body.
-// The inbox's turn. The same check also yields, whatever the clock says, when the worker owes the inbox its turn
-// and the inbox has work (BocScheduler.OwesInbox): every body of the run ticks the worker's clock (the loop in
-// RunAppended), so the inbox bound counts bodies, and a flood's behaviour of 32 bodies overruns it by at most
-// FloodPolicy.CheckEvery of them. Without it, a request arriving during a flood spawned from outside waited about
-// 61 behaviours of 32 bodies for each request ahead of it (issue 39). The worker then takes the inbox's head, and
-// the rest runs from the back of the inbox like any yielded run. The check costs two reads of the worker's own
-// fields every CheckEvery bodies, and one read of the inbox's head once the check is due.
+// runs take turns"). And a request spawned from outside while floods of 5 µs bodies ran waited for about 61 of
+// those behaviours, 10 ms, for each request ahead of it (issue 39). So on a BocScheduler worker, after every 8th
+// appended body, the runner reads the clock (Stopwatch.GetTimestamp): once the run has lasted its inbox slice
+// (FloodPolicy.InboxSliceTicks, 100 µs) while work waits in the inbox (HasInboxWork, a hint) or in the worker's own
+// queue (the work the inbox and next-slot bounds promise a turn to), or its slice
+// (FloodPolicy.SliceMilliseconds, 10 ms) while any other work waits anywhere in the scheduler (HasOtherWork, a hint),
+// it records where it stopped (next body, count, failures so far, the own body's failure) in a record kept with the
+// pooled object, queues the record at the back of the inbox (BocScheduler.EnqueueYielded), and returns to Run an
+// unfinished task instead of finishing. Run treats it as an asynchronous body: the cowns stay held until the task
+// completes. The worker, whose slot and queue the flood no longer fills, then takes the inbox's waiting work (as a
+// batch, its queue being empty), and whichever worker takes the record runs the remaining bodies (and may yield
+// again), counts them out, and completes the task; its continuation finishes the behaviour (release, failures,
+// count) as for any asynchronous body.
+//   Why 100 µs, in time and not in bodies: a flood of cheap bodies (tens of nanoseconds: Fork-Join Throughput, Count,
+// Radixsort) runs a whole behaviour of 32 in a few microseconds and never yields, so its producer keeps filling
+// tails that have not started. Counting bodies instead (every appended body ticking the worker's inbox clock, and a
+// run yielding when that clock fell due) made those rows 1.2 to 2.2 times as slow: the inbox's turns came 32 times
+// as often, and each started a tail its producer was still filling. 100 µs is the order of a request's own cost.
 // Why it keeps the guarantees: the behaviour holds every cown from its first body to its release, with or without
 // yields, so nothing else runs on its cowns in between, and the remaining bodies run in index order after the
 // earlier ones (the inbox's enqueue is a release of the record and of everything the bodies so far wrote, and the
@@ -31,8 +35,8 @@ namespace Boc;
 // before the first body, and each body's entry is cleared after it runs. The counts are as without a yield (each
 // appended body counted out once, in FinishAppended, before the release). A yield only delays the rest of a run
 // behind work that waited, so no bound gets longer: the rest is one more item, queued behind the others.
-// Cost: two clock reads per run of short bodies (the check after the 8th body turns the later ones off when the
-// clock has not moved since the run started), and nothing on runs too short to reach a check. Not on the thread
+// Cost: a timestamp per run, and one per check (three at most in a run of 32), and nothing on runs too short to
+// reach a check. Not on the thread
 // pool (no queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.
 // =====================================================================================================================
 
@@ -96,8 +100,6 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     /// <summary>A run checks after every this many appended bodies (<see cref="FloodPolicy.CheckEvery"/>).</summary>
     private const int YieldCheckEvery = FloodPolicy.CheckEvery;
 
-    /// <summary>A run's start time that turns its clock checks off (the inbox checks go on).</summary>
-    private const long NeverYield = -1;
 
     /// <summary>
     /// Runs appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1, with <paramref name="failed"/>
@@ -151,11 +153,11 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     private protected Task? RunAppended<TRun>(TRun run, int from, int appended, int failed, Exception? own)
         where TRun : struct, IAppendedRun
     {
-        // The worker running this, if it is one of the runtime's BocScheduler's (one thread-static read per run): its
-        // clock counts every body, so the scheduler's inbox bound holds in bodies, and the run may yield between two.
-        BocScheduler.Worker? worker = Runtime.BocSchedulerOrNull is { } scheduler
+        // The worker running this, if it is one of the runtime's BocScheduler's (one thread-static read per run, and only
+        // for a run long enough to reach a check): only there may the run yield between two bodies ("Yielding").
+        BocScheduler.Worker? worker = appended - from > YieldCheckEvery && Runtime.BocSchedulerOrNull is { } scheduler
             && BocThread.CurrentOrNull?.Worker is { } current && current.Scheduler == scheduler ? current : null;
-        long start = worker is not null && appended - from > YieldCheckEvery ? Environment.TickCount64 : NeverYield;
+        long start = worker is not null ? Stopwatch.GetTimestamp() : 0;
         for (int i = from; i < appended; i++)
         {
             try
@@ -171,15 +173,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
             }
 
             run.Clear(i);
-            if (worker is null)
-            {
-                continue;
-            }
-
-            // Read by idle workers looking for a blocked one; the owner is the only writer (as in the worker loop, which
-            // ticks once more for the item itself).
-            Volatile.Write(ref worker.Ticks, worker.Ticks + 1);
-            if (IsYieldCheck(i, appended) && TryYield(worker, ref start, i + 1, appended, failed, own) is { } rest)
+            if (worker is not null && IsYieldCheck(i, appended) && TryYield(worker, start, i + 1, appended, failed, own) is { } rest)
             {
                 return rest;
             }
@@ -196,38 +190,22 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
 
     /// <summary>
     /// Called on <paramref name="worker"/> after appended body <paramref name="next"/> - 1 at a check
-    /// (<see cref="IsYieldCheck"/>) of a run that started at <paramref name="start"/>. Yields, returning the task that
-    /// completes when the rest of the run has, if the worker owes the inbox its turn (the inbox bound, in bodies:
-    /// <see cref="BocScheduler.OwesInbox"/>), or if the run has lasted its slice and other work is waiting for a worker (the slice, for
-    /// long bodies and local work). Else returns null, and turns the run's later clock reads off if its bodies so far
-    /// ran within one tick of the clock.
+    /// (<see cref="IsYieldCheck"/>) of a run that started at <paramref name="start"/> (a <see cref="Stopwatch"/>
+    /// timestamp). Yields, returning the task that completes when the rest of the run has, if the run has lasted the
+    /// inbox slice (<see cref="FloodPolicy.InboxSliceTicks"/>) and work waits in the inbox or in the worker's own queue
+    /// (work that the next-slot and inbox bounds promise a turn to), or its full slice
+    /// (<see cref="FloodPolicy.SliceMilliseconds"/>) and any other work waits for a worker; else returns null.
     /// </summary>
-    private Task? TryYield(BocScheduler.Worker worker, ref long start, int next, int appended, int failed, Exception? own)
+    private Task? TryYield(BocScheduler.Worker worker, long start, int next, int appended, int failed, Exception? own)
     {
         BocScheduler scheduler = worker.Scheduler;
-        if (!scheduler.OwesInbox(worker))
+        FloodPolicy floods = scheduler.Floods;
+        long elapsed = Stopwatch.GetTimestamp() - start;
+        if (!(elapsed >= floods.InboxSliceTicks && (scheduler.HasInboxWork || !worker.Queue.IsEmpty))
+            && !(elapsed >= floods.SliceTicks && scheduler.HasOtherWork(worker)))
         {
-            if (start == NeverYield)
-            {
-                return null;
-            }
-
-            int slice = scheduler.Floods.SliceMilliseconds;
-            long now = Environment.TickCount64;
-            if (now == start && slice > 0)
-            {
-                // Eight bodies within one tick of the coarse clock (a few milliseconds at most): short ones. The rest of
-                // this run (at most 24 more) reads the clock no more, so that a flood of cheap messages pays two clock
-                // reads a run; the inbox checks go on.
-                start = NeverYield;
-                return null;
-            }
-
-            if (now - start < slice || !scheduler.HasOtherWork(worker))
-            {
-                // Not long yet, or nothing waits (a hint: work queued a moment later waits for the next check): run on.
-                return null;
-            }
+            // Not long yet, or nothing waits (hints: work queued a moment later waits for the next check): run on.
+            return null;
         }
 
         // Record where the run stopped, then queue the rest. The queue's enqueue publishes these fields to whichever

@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace Boc;
 
 /// <summary>
@@ -23,10 +25,18 @@ internal sealed class FloodPolicy
     internal const int DefaultSliceMilliseconds = 10;
 
     /// <summary>
-    /// A run of appended bodies checks after every this many of them (after the 8th, 16th and 24th) whether its worker
-    /// owes the inbox its turn, and whether its slice is over: often enough that outside work waits at most this many
-    /// bodies beyond the inbox bound, and that long bodies give up their worker within a few of them; rarely enough that
-    /// a run of 32 short ones pays for at most two clock reads.
+    /// How long, in microseconds, a behaviour may run appended bodies while work from outside the workers waits in the
+    /// inbox, before it hands its worker over between two bodies (<c>AppendableBehaviour.cs</c>, "Yielding"): a request
+    /// arriving during a flood waits about this long, not for the flood's behaviours of up to 32 bodies each to finish.
+    /// Long enough that a flood of cheap bodies (tens of nanoseconds each: a whole behaviour of 32 takes a few
+    /// microseconds) never yields, which would cut its batches short while its producer is still filling them.
+    /// </summary>
+    internal const int InboxSliceMicroseconds = 100;
+
+    /// <summary>
+    /// A run of appended bodies checks after every this many of them (after the 8th, 16th and 24th) whether one of its
+    /// slices is over while work waits: often enough that waiting work gets the worker within a few bodies past the
+    /// slice, rarely enough that a run of 32 short bodies pays for three timestamp reads.
     /// </summary>
     internal const int CheckEvery = 8;
 
@@ -35,11 +45,23 @@ internal sealed class FloodPolicy
 
     /// <summary>
     /// Gets or sets how long, in milliseconds, a behaviour may run appended bodies on the scheduler's workers before it
-    /// offers its worker to waiting work (<see cref="DefaultSliceMilliseconds"/>; measured on
-    /// <see cref="Environment.TickCount64"/>, so in steps of its resolution). Settable for tests: 0 makes every check
-    /// that finds other work waiting yield.
+    /// offers its worker to any waiting work (<see cref="DefaultSliceMilliseconds"/>). Settable for tests: 0 makes every
+    /// check that finds other work waiting yield.
     /// </summary>
-    internal int SliceMilliseconds { get; set; } = DefaultSliceMilliseconds;
+    internal int SliceMilliseconds
+    {
+        get => (int)(SliceTicks * 1000 / Stopwatch.Frequency);
+        set => SliceTicks = value * Stopwatch.Frequency / 1000;
+    }
+
+    /// <summary>Gets <see cref="SliceMilliseconds"/> in <see cref="Stopwatch"/> ticks.</summary>
+    internal long SliceTicks { get; private set; } = DefaultSliceMilliseconds * Stopwatch.Frequency / 1000;
+
+    /// <summary>
+    /// Gets or sets <see cref="InboxSliceMicroseconds"/> in <see cref="Stopwatch"/> ticks (settable for tests: 0 makes
+    /// every check that finds the inbox with work yield).
+    /// </summary>
+    internal long InboxSliceTicks { get; set; } = InboxSliceMicroseconds * Stopwatch.Frequency / 1_000_000;
 
     /// <summary>Gets how many times a run of appended bodies has yielded on the scheduler (for tests and probes).</summary>
     internal long YieldedRuns => Volatile.Read(ref _yieldedRuns);

@@ -9,22 +9,18 @@ namespace Boc;
 // The worker loop: where a worker takes its next item from, in what order, and the bounds that order keeps.
 //
 // Batching, and its bounds:
-//   * next slot: at most NextSlotRunLimit bodies (Ticks, below) in a row from the slot while the queue holds work,
-//     then the slot's item goes to the back of the queue (stealable);
-//   * inbox: once every InboxCheckInterval ticks of a worker's clock, its next item is taken from the inbox if it has
-//     one. Ticks counts bodies: one per item, and one per appended body of a flood's behaviour (AppendableBehaviour's
-//     shared run loop ticks it), so the bound holds in bodies, not in items of up to 32 bodies. A worker whose queue is
-//     empty when it takes from the inbox (at that turn, or finding nothing else) takes up to InboxBatch more into its
-//     queue, where they wait under the next-slot bound;
+//   * next slot: at most NextSlotRunLimit items in a row from the slot while the queue holds work, then the slot's
+//     item goes to the back of the queue (stealable); an inbox turn in between does not restart the count;
+//   * inbox: every InboxCheckInterval-th item a worker runs is taken from the inbox if it has one (Ticks counts every
+//     item). A worker whose queue is empty when it takes from the inbox (at that turn, or finding nothing else) takes
+//     up to InboxBatch more into its queue, where they wait under the next-slot bound;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
-//   * a behaviour running appended bodies (a flood's batch, up to 32 bodies in one item) checks every
-//     FloodPolicy.CheckEvery bodies: it hands its worker over between two bodies when the worker owes the inbox its
-//     turn (OwesInbox), or when it has run for its slice (FloodPolicy.SliceMilliseconds) while other work waits. The
-//     rest of its run goes to the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that
-//     keeps every guarantee). So an item in the inbox waits behind at most InboxCheckInterval + CheckEvery bodies per
-//     worker for each item ahead of it there; once moved to a worker's queue (a worker with nothing else to run takes a
-//     batch), it waits for at most NextSlotRunLimit bodies of that worker's next-slot run, and the rest of the behaviour
-//     running then (up to 31 appended bodies).
+//   * one item may be a flood's behaviour of up to 32 bodies. It checks every FloodPolicy.CheckEvery bodies, and
+//     hands its worker over between two bodies once it has run for its inbox slice (FloodPolicy.InboxSliceTicks,
+//     100 µs) while the inbox has work, or for its slice (10 ms) while any other work waits. The rest of its run goes to
+//     the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every guarantee),
+//     and the worker, its slot and queue then empty, takes the inbox's waiting work as a batch. So a flood stretches
+//     the inbox bound by at most the inbox slice and CheckEvery bodies, not by 32 bodies per item.
 // =====================================================================================================================
 
 public sealed partial class BocScheduler
@@ -126,8 +122,7 @@ public sealed partial class BocScheduler
         Volatile.Write(ref self.InBody, 0);
 
         // Fairness for outside work: however the worker is kept busy (a chain in its next slot, a queue that refills
-        // itself, a flood's runs of appended bodies), once every InboxCheckInterval ticks of its clock (bodies, not
-        // items: see Ticks) the next item comes from the inbox if the inbox has any.
+        // itself), once every InboxCheckInterval items the next one comes from the inbox if the inbox has any.
         if (self.Ticks >= self.InboxDue)
         {
             self.InboxDue = self.Ticks + InboxCheckInterval;
@@ -147,7 +142,6 @@ public sealed partial class BocScheduler
 
         if (TakeNext(self) is { } next)
         {
-            // Counted in bodies (Ticks): a flood's behaviours in the slot count every body they run.
             if (self.Ticks - self.NextRunFrom < NextSlotRunLimit)
             {
                 fromNextSlot = true;
@@ -219,14 +213,11 @@ public sealed partial class BocScheduler
     }
 
     /// <summary>
-    /// Whether <paramref name="self"/> (the calling worker) owes the inbox its turn and the inbox has work: a run of
-    /// appended bodies then hands its worker over at its next check, so the inbox bound holds in bodies even inside a
-    /// flood's behaviour. The inbox's emptiness is a hint, as in <see cref="HasOtherWork"/>: work queued a moment later
-    /// waits for the next check. (Not the queue's bound too: its rest would go to the inbox, and a flood that shares its
-    /// worker with queued work would then pass through the inbox every hundred bodies; tried, it made the flood test
-    /// below take four times as long.)
+    /// Whether work from outside the workers waits in the inbox: a run of appended bodies that has lasted its inbox slice
+    /// then hands its worker over at its next check (<c>AppendableBehaviour.cs</c>, "Yielding"). A hint, read without a
+    /// fence, as in <see cref="HasOtherWork"/>: work queued a moment later waits for the next check.
     /// </summary>
-    internal bool OwesInbox(Worker self) => self.Ticks >= self.InboxDue && !_inbox.IsEmpty;
+    internal bool HasInboxWork => !_inbox.IsEmpty;
 
     /// <summary>
     /// Whether anything other than <paramref name="self"/>'s current item is waiting to run in this scheduler: its next
@@ -291,8 +282,8 @@ public sealed partial class BocScheduler
         public int Stealing;
 
         /// <summary>
-        /// Bodies run by this worker (one per item, and one more per appended body a flood's behaviour runs): the
-        /// inbox-check clock, and read by idle workers to spot a blocked body. Owner writes, with release stores.
+        /// Items run by this worker: the inbox-check clock, and read by idle workers to spot a blocked body. Owner
+        /// writes, with release stores.
         /// </summary>
         public long Ticks;
 
@@ -303,7 +294,7 @@ public sealed partial class BocScheduler
         public long BusyTicks;
 
         /// <summary>
-        /// The tick (<see cref="Ticks"/>) at which the current run of items from <see cref="Next"/> began: the bodies run
+        /// The tick (<see cref="Ticks"/>) at which the current run of items from <see cref="Next"/> began: the items run
         /// since then are what the next-slot bound counts (owner only).
         /// </summary>
         public long NextRunFrom;

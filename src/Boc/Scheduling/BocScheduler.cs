@@ -48,17 +48,16 @@ namespace Boc;
 /// thread carries a <see cref="SynchronizationContext"/> that posts back to this scheduler.
 /// </para>
 /// <para>
-/// Latency bounds, counted in bodies. A behaviour made ready on a worker runs next on it; once
-/// <see cref="NextSlotRunLimit"/> bodies have run in a row that way, the next goes to the back of the worker's queue
-/// whenever that queue holds work, so queued work waits for at most that many bodies of a chain (and the rest of the
-/// behaviour running then: a flood's behaviour may carry up to 32).
-/// Once every <see cref="InboxCheckInterval"/> bodies a worker runs, wherever they came from, its next item is taken
-/// from the inbox if the inbox is not empty, so work queued from outside the workers (a request handler, a timer, an
-/// <c>await</c> continuation completing on another thread) waits behind at most that many bodies per worker, and 8
-/// more, for each item ahead of it in the inbox, however busy the workers are. Bodies, not behaviours: a flood's
-/// behaviour may carry up to 32 bodies, and it hands its worker over between two of them when the inbox is owed its
-/// turn, or when it has run for about 10 ms while other work waits; the rest of its bodies run later, still before
-/// anything else on its cowns.
+/// Latency bounds. A behaviour made ready on a worker runs next on it; after <see cref="NextSlotRunLimit"/> such runs
+/// in a row it goes to the back of the worker's queue whenever that queue holds work, so queued work waits for at most
+/// that many runs of a chain.
+/// Every <see cref="InboxCheckInterval"/>-th item a worker runs, wherever it came from, is taken from the inbox if the
+/// inbox is not empty (with a batch more, if the worker's queue is empty), so work queued from outside the workers (a
+/// request handler, a timer, an <c>await</c> continuation completing on another thread) waits behind at most that many
+/// items per worker for each item ahead of it in the inbox, however busy the workers are.
+/// One item can be a flood's batch of up to 32 bodies of one behaviour. Such a behaviour hands its worker over between
+/// two bodies once it has run for about 100 µs while work waits in the inbox, or about 10 ms while other work waits:
+/// the rest of its bodies run later, still before anything else on its cowns.
 /// </para>
 /// <para>
 /// Every work item starts with the worker's default <see cref="ExecutionContext"/> and this scheduler's
