@@ -35,8 +35,8 @@ namespace Boc;
 // before the first body, and each body's entry is cleared after it runs. The counts are as without a yield (each
 // appended body counted out once, in FinishAppended, before the release). A yield only delays the rest of a run
 // behind work that waited, so no bound gets longer: the rest is one more item, queued behind the others.
-// Cost: a timestamp per run, and one per check (three at most in a run of 32), and nothing on runs too short to
-// reach a check. Not on the thread
+// Cost: a timestamp at the start of a run and one at its first check; a run whose first bodies went fast enough to
+// finish within the inbox slice checks no more. Nothing on runs too short to reach a check. Not on the thread
 // pool (no queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.
 // =====================================================================================================================
 
@@ -100,6 +100,9 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     /// <summary>A run checks after every this many appended bodies (<see cref="FloodPolicy.CheckEvery"/>).</summary>
     private const int YieldCheckEvery = FloodPolicy.CheckEvery;
 
+    /// <summary>A run's start time that turns its checks off.</summary>
+    private const long NeverYield = -1;
+
 
     /// <summary>
     /// Runs appended bodies <paramref name="from"/> to <paramref name="appended"/> - 1, with <paramref name="failed"/>
@@ -153,11 +156,8 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     private protected Task? RunAppended<TRun>(TRun run, int from, int appended, int failed, Exception? own)
         where TRun : struct, IAppendedRun
     {
-        // The worker running this, if it is one of the runtime's BocScheduler's (one thread-static read per run, and only
-        // for a run long enough to reach a check): only there may the run yield between two bodies ("Yielding").
-        BocScheduler.Worker? worker = appended - from > YieldCheckEvery && Runtime.BocSchedulerOrNull is { } scheduler
-            && BocThread.CurrentOrNull?.Worker is { } current && current.Scheduler == scheduler ? current : null;
-        long start = worker is not null ? Stopwatch.GetTimestamp() : 0;
+        // Only a run long enough to reach a check, on a BocScheduler, may yield between two bodies ("Yielding").
+        long start = appended - from > YieldCheckEvery && Runtime.BocSchedulerOrNull is not null ? Stopwatch.GetTimestamp() : NeverYield;
         for (int i = from; i < appended; i++)
         {
             try
@@ -173,7 +173,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
             }
 
             run.Clear(i);
-            if (worker is not null && IsYieldCheck(i, appended) && TryYield(worker, start, i + 1, appended, failed, own) is { } rest)
+            if (start != NeverYield && IsYieldCheck(i, appended) && TryYield(ref start, from, i + 1, appended, failed, own) is { } rest)
             {
                 return rest;
             }
@@ -189,22 +189,39 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         (index & (YieldCheckEvery - 1)) == YieldCheckEvery - 1 && index + 1 < appended;
 
     /// <summary>
-    /// Called on <paramref name="worker"/> after appended body <paramref name="next"/> - 1 at a check
-    /// (<see cref="IsYieldCheck"/>) of a run that started at <paramref name="start"/> (a <see cref="Stopwatch"/>
-    /// timestamp). Yields, returning the task that completes when the rest of the run has, if the run has lasted the
-    /// inbox slice (<see cref="FloodPolicy.InboxSliceTicks"/>) and work waits in the inbox or in the worker's own queue
-    /// (work that the next-slot and inbox bounds promise a turn to), or its full slice
-    /// (<see cref="FloodPolicy.SliceMilliseconds"/>) and any other work waits for a worker; else returns null.
+    /// Called after appended body <paramref name="next"/> - 1 at a check (<see cref="IsYieldCheck"/>) of a run of bodies
+    /// <paramref name="from"/> to <paramref name="appended"/> - 1 that started at <paramref name="start"/> (a
+    /// <see cref="Stopwatch"/> timestamp). Yields, returning the task that completes when the rest of the run has, if the
+    /// run has lasted the inbox slice (<see cref="FloodPolicy.InboxSliceTicks"/>) and work waits in the inbox or in the
+    /// worker's own queue (work the inbox and next-slot bounds promise a turn to), or its full slice
+    /// (<see cref="FloodPolicy.SliceMilliseconds"/>) and any other work waits for a worker; else returns null, and sets
+    /// <paramref name="start"/> to turn the run's later checks off if its pace ends it within the shorter slice.
     /// </summary>
-    private Task? TryYield(BocScheduler.Worker worker, long start, int next, int appended, int failed, Exception? own)
+    private Task? TryYield(ref long start, int from, int next, int appended, int failed, Exception? own)
     {
-        BocScheduler scheduler = worker.Scheduler;
+        BocScheduler scheduler = Runtime.BocSchedulerOrNull!;
         FloodPolicy floods = scheduler.Floods;
         long elapsed = Stopwatch.GetTimestamp() - start;
-        if (!(elapsed >= floods.InboxSliceTicks && (scheduler.HasInboxWork || !worker.Queue.IsEmpty))
-            && !(elapsed >= floods.SliceTicks && scheduler.HasOtherWork(worker)))
+        long shortest = Math.Min(floods.InboxSliceTicks, floods.SliceTicks);
+        if (elapsed < shortest)
         {
-            // Not long yet, or nothing waits (hints: work queued a moment later waits for the next check): run on.
+            // Not long yet. If the bodies so far ran fast enough that the whole run, at their pace, ends within the inbox
+            // slice (a flood of cheap messages: tens of nanoseconds a body), check no more: such a run pays one
+            // timestamp at its start and one here, as it paid two reads of the coarse clock before.
+            if (elapsed * (appended - from) < shortest * (next - from))
+            {
+                start = NeverYield;
+            }
+
+            return null;
+        }
+
+        if (BocThread.CurrentOrNull?.Worker is not { } worker || worker.Scheduler != scheduler
+            || !((elapsed >= floods.InboxSliceTicks && (scheduler.HasInboxWork || !worker.Queue.IsEmpty))
+                || (elapsed >= floods.SliceTicks && scheduler.HasOtherWork(worker))))
+        {
+            // Nothing waits that is owed a turn (hints: work queued a moment later waits for the next check), or not on
+            // a worker of this scheduler (a shutdown's drain runs the rest on the thread pool): run on.
             return null;
         }
 
