@@ -27,10 +27,10 @@ public sealed class SchedulerFairnessTests
     public async Task AHotChain_DelaysEachOutsideBehaviourByAtMostTheInboxBound(int workers)
     {
         // One chain in which every behaviour spawns the next on the same cown keeps a worker busy from its next slot.
-        // Behaviours spawned from this (outside) thread meanwhile go to the inbox. The scheduler promises that once every
-        // InboxCheckInterval bodies a worker takes from the inbox (a batch, when its own queue is empty), and that what
-        // it moved into its queue waits for at most NextSlotRunLimit bodies of a chain: so the k-th outside behaviour
-        // (0-based) waits for at most (k + 1) * InboxCheckInterval + NextSlotRunLimit chain steps (one body each).
+        // Behaviours spawned from this (outside) thread meanwhile go to the inbox. The scheduler promises that every
+        // InboxCheckInterval-th item a worker runs comes from the inbox (with a batch more, when its own queue is
+        // empty), and that what it moved into its queue waits for at most NextSlotRunLimit runs of a chain: so the k-th
+        // outside behaviour (0-based) waits for at most (k + 1) * InboxCheckInterval + NextSlotRunLimit chain steps.
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = workers });
         const int Length = 150_000;
         const int Outside = 20;

@@ -78,12 +78,11 @@ namespace Boc;
 //     enqueues a behaviour of its own.
 //   * Deadlock freedom. The only wait is the runner's for an appender that holds Writing, which writes one entry and
 //     releases it without waiting for anything.
-//   * Bounds. A behaviour runs at most 1 + MaxAppended bodies. The scheduler's latency bounds count bodies: every
-//     appended body ticks its worker's clock, and the run hands its worker over between two bodies when the inbox is
-//     owed its turn (AppendableBehaviour.cs, "Yielding"), so a flood stretches the inbox bound by at most
-//     FloodPolicy.CheckEvery bodies, and the next-slot bound by the rest of the behaviour running when it is reached. A
-//     chain (each body spawning the next on its own cown) never appends, since the tail it finds is its own
-//     behaviour, which is running and closed.
+//   * Bounds. A behaviour runs at most 1 + MaxAppended bodies. The scheduler's latency bounds count items, and a run
+//     of appended bodies hands its worker over between two bodies once it has lasted its inbox slice (100 µs) while
+//     work waits in the inbox or its worker's queue (AppendableBehaviour.cs, "Yielding"), so a flood stretches what
+//     waiting work waits by at most that slice and FloodPolicy.CheckEvery bodies. A chain (each body spawning the next
+//     on its own cown) never appends, since the tail it finds is its own behaviour, which is running and closed.
 //   * Not under the controlled runtime of Boc.Testing (a spawn hook): there, every spawn is a scheduling point of its
 //     own. Not while the start-delay histogram or behaviour tracing is on: those are per behaviour.
 // =====================================================================================================================
