@@ -55,7 +55,7 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
             return null;
         }
 
-        return RunOwnThenAppended(new AppendedRun(this, cownState, Unsafe.As<AppendedBody[]>(AppendedBodies)!), appended);
+        return RunOwnThenAppended(appended);
     }
 
     protected override void Recycle(BocThread thread)
@@ -66,19 +66,31 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
         BehaviourPool<AppendableActionBehaviour<T1, TState>>.Return(this, thread);
     }
 
-    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own) =>
-        RunAppended(new AppendedRun(this, Unsafe.As<T1>(OnlyCown.State), Unsafe.As<AppendedBody[]>(AppendedBodies)!), from, appended, failed, own);
+    private protected override void RunOwnBody() => RunBody(_body!, Unsafe.As<T1>(OnlyCown.State), _state!);
+
+    private protected override void RunAppendedBody(int index)
+    {
+        ref AppendedBody entry = ref Unsafe.As<AppendedBody[]>(AppendedBodies)![index];
+        try
+        {
+            RunBody(entry.Body, Unsafe.As<T1>(OnlyCown.State), entry.State);
+        }
+        finally
+        {
+            // Let the pooled object hold no body or state.
+            entry = default;
+        }
+    }
 
     /// <summary>
-    /// Runs one body of a run with appended bodies, in a frame of its own. The shared loop
-    /// (<c>AppendableBehaviour.RunAppended</c>) is one compiled copy for every body of this class with the same type
-    /// arguments (all the stages of a pipeline, say), and dynamic PGO may inline the body that dominated its profile
-    /// into it. Compiled there, a hot numeric loop in that body kept its accumulator on
-    /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran 5.1 s instead of 1.4-1.7 s, in 9 of
-    /// 10 processes (docs/performance/decisions.md, "Each appended body in its own frame"). Moving the loop over the bodies out of the try
-    /// region did not help (6 of 6 slow); this frame did (16 of 16 fast, 4 of them with the tail's own body here too). The
-    /// price: small bodies are no longer inlined into the loop, one call more per body, and a flood of tiny bodies
-    /// (Radixsort) runs about 1.25 times as long.
+    /// Runs one body of a run with appended bodies, in a frame of its own. The loop over the bodies is one compiled copy
+    /// for every body of its class and type arguments (all the stages of a pipeline, say), and dynamic PGO may inline the
+    /// body that dominated its profile into it. Compiled there, a hot numeric loop in that body kept its accumulator on
+    /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran 5.1 s instead of 1.4-1.7 s, in 9
+    /// of 10 processes (docs/performance/decisions.md, "Each appended body in its own frame"). Moving the loop over the
+    /// bodies out of the try region did not help (6 of 6 slow); this frame did (16 of 16 fast, 4 of them with the tail's
+    /// own body here too). The price: small bodies are no longer inlined into the loop, one call more per body, and a
+    /// flood of tiny bodies (Radixsort) runs about 1.25 times as long.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void RunBody(Action<T1, TState> body, T1 cownState, TState state) => body(cownState, state);
@@ -88,19 +100,5 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
     {
         public readonly Action<T1, TState> Body = body;
         public readonly TState State = state;
-    }
-
-    /// <summary>This class's bodies as the shared loop runs them (a struct, so the loop's calls are direct).</summary>
-    private readonly struct AppendedRun(AppendableActionBehaviour<T1, TState> owner, T1 cownState, AppendedBody[] bodies) : IAppendedRun
-    {
-        public void RunOwn() => RunBody(owner._body!, cownState, owner._state!);
-
-        public void Run(int index)
-        {
-            ref AppendedBody entry = ref bodies[index];
-            RunBody(entry.Body, cownState, entry.State);
-        }
-
-        public void Clear(int index) => bodies[index] = default;
     }
 }

@@ -94,7 +94,7 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
             return null;
         }
 
-        return RunOwnThenAppended(new AppendedRun(this, firstState, secondState, Unsafe.As<AppendedBody[]>(AppendedBodies)!), appended);
+        return RunOwnThenAppended(appended);
     }
 
     protected override void Recycle(BocThread thread)
@@ -105,13 +105,21 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
         BehaviourPool<AppendablePairBehaviour<T1, T2, TState>>.Return(this, thread);
     }
 
-    private protected override Task? RunAppended(int from, int appended, int failed, Exception? own) =>
-        RunAppended(
-            new AppendedRun(this, Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), Unsafe.As<AppendedBody[]>(AppendedBodies)!),
-            from,
-            appended,
-            failed,
-            own);
+    private protected override void RunOwnBody() => RunBody(_body!, Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!);
+
+    private protected override void RunAppendedBody(int index)
+    {
+        ref AppendedBody entry = ref Unsafe.As<AppendedBody[]>(AppendedBodies)![index];
+        try
+        {
+            RunBody(entry.Body, Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), entry.State);
+        }
+        finally
+        {
+            // Let the pooled object hold no body or state.
+            entry = default;
+        }
+    }
 
     /// <summary>Runs one body in a frame of its own (see <c>AppendableActionBehaviour.RunBody</c> for why).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -122,19 +130,5 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
     {
         public readonly Action<T1, T2, TState> Body = body;
         public readonly TState State = state;
-    }
-
-    /// <summary>This class's bodies as the shared loop runs them (a struct, so the loop's calls are direct).</summary>
-    private readonly struct AppendedRun(AppendablePairBehaviour<T1, T2, TState> owner, T1 firstState, T2 secondState, AppendedBody[] bodies) : IAppendedRun
-    {
-        public void RunOwn() => RunBody(owner._body!, firstState, secondState, owner._state!);
-
-        public void Run(int index)
-        {
-            ref AppendedBody entry = ref bodies[index];
-            RunBody(entry.Body, firstState, secondState, entry.State);
-        }
-
-        public void Clear(int index) => bodies[index] = default;
     }
 }
