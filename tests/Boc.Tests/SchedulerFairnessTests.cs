@@ -93,7 +93,7 @@ public sealed class SchedulerFairnessTests
     [InlineData(1, 2)]
     [InlineData(2, 2)]
     [InlineData(3, 1)]
-    public async Task AFloodFromOutside_DelaysEachOutsideBehaviourByAtMostTheInboxBound_InBodies(int seed, int hotCowns)
+    public async Task AFloodFromOutside_GivesItsWorkerToWaitingOutsideWork_WithinItsInboxSlice(int seed, int hotCowns)
     {
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = 1 });
         const int PerHotCown = 3_000;
