@@ -42,9 +42,11 @@ internal static class SeatBookingApp
 
     private static void Validate(VenueOptions venue)
     {
-        if (venue.Seats < 1 || venue.Customers < 1 || venue.SeatPrice < 0 || venue.InitialBalance < 0 || venue.MaxSeatsPerBooking < 1)
+        if (venue.Seats < 1 || venue.Customers < 1 || venue.SeatPrice < 0 || venue.InitialBalance < 0 || venue.MaxSeatsPerBooking < 1
+            || venue.PricingMicroseconds < 0)
         {
-            throw new InvalidOperationException("Venue: Seats, Customers and MaxSeatsPerBooking must be positive; SeatPrice and InitialBalance not negative.");
+            throw new InvalidOperationException(
+                "Venue: Seats, Customers and MaxSeatsPerBooking must be positive; SeatPrice, InitialBalance and PricingMicroseconds not negative.");
         }
 
         // The Boc audit reads every seat and customer in one behaviour.

@@ -77,6 +77,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     // BocRuntimeOptions.TraceBehaviours: read by every spawn, so a plain field.
     private readonly bool _traceBehaviours;
 
+    // Whether awaited spawns from outside may run inline (Protocol/Behaviour.Inline.cs): the public dispatchers only.
+    private readonly bool _inlineRuns;
+
     /// <summary>Creates a runtime with default options.</summary>
     public BocRuntime()
         : this(new BocRuntimeOptions())
@@ -128,6 +131,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         TimeProvider = TimeProvider.System;
         Name = options.Name;
         _traceBehaviours = options.TraceBehaviours;
+        // A fixed WorkerCount promises at most that many bodies at once; an inline body would be one more.
+        _inlineRuns = options.WorkerCount is null;
         if (_ownedScheduler is not null)
         {
             _ownedScheduler.RuntimeName = Name;
@@ -334,7 +339,13 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// returns the behaviour to its pool and throws. <paramref name="thread"/> is the calling thread's
     /// <see cref="BocThread"/>, looked up once by the caller for its pool, the scheduler and the count.
     /// </summary>
-    private void SpawnAdmitted(Behaviour behaviour, BocThread thread)
+    private void SpawnAdmitted(Behaviour behaviour, BocThread thread) => SpawnAdmitted(behaviour, thread, mayRunInline: true);
+
+    /// <summary>
+    /// <see cref="SpawnAdmitted(Behaviour, BocThread)"/>; <paramref name="mayRunInline"/> false keeps the spawn from
+    /// running inline even where it could (a cancellable spawn: Protocol/Behaviour.Inline.cs).
+    /// </summary>
+    private void SpawnAdmitted(Behaviour behaviour, BocThread thread, bool mayRunInline)
     {
         // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
         // scheduler move that one where an idle worker can take it (BocScheduler.OnSpawn). It also says which of the
@@ -372,7 +383,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
         if (_spawnHook is null)
         {
-            behaviour.Enqueue(thread);
+            // Inline runs (Protocol/Behaviour.Inline.cs): an awaited spawn from outside the workers and outside any body.
+            behaviour.Enqueue(
+                thread,
+                runInline: mayRunInline && worker < 0 && _inlineRuns && behaviour.IsAwaited && Behaviour.MayRunInlineHere(thread));
         }
         else
         {

@@ -32,8 +32,8 @@ internal sealed class BocBookingService : IBookingService
         IAcquirable<Seat>[] seats = SeatCowns(request.Seats);
         return _runtime.WhenAsync(
             _customers[request.Customer], seats,
-            static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price),
-            (id, price: _venue.SeatPrice)).AsTask();
+            static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price, state.pricing),
+            (id, price: _venue.SeatPrice, pricing: _venue.PricingMicroseconds)).AsTask();
     }
 
     public async Task<bool> CancelAsync(int customer, long bookingId)

@@ -36,8 +36,11 @@ internal sealed class ChannelActorBookingService : IBookingService
         // Phase 2: charge the customer and record the booking.
         long price = _venue.SeatPrice * request.Seats.Length;
         int[] numbers = request.Seats.ToArray();
+        int pricing = _venue.PricingMicroseconds;
         bool paid = await _customers[request.Customer].Ask(c =>
         {
+            // Priced once the seats are held, as the other versions do inside their booking.
+            Rules.Price(pricing);
             if (c.Balance < price)
             {
                 return false;

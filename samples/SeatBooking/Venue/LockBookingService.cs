@@ -29,7 +29,7 @@ internal sealed class LockBookingService : IBookingService
         {
             using (LockInOrder(seats))
             {
-                return Task.FromResult(Rules.Book(customer, seats, id, _venue.SeatPrice));
+                return Task.FromResult(Rules.Book(customer, seats, id, _venue.SeatPrice, _venue.PricingMicroseconds));
             }
         }
     }

@@ -18,6 +18,12 @@ internal sealed class VenueOptions
     /// <summary>Gets or sets the most seats one booking may take.</summary>
     public int MaxSeatsPerBooking { get; set; } = 8;
 
+    /// <summary>
+    /// Gets or sets how long pricing a booking takes, in microseconds of CPU work done while the booking holds its seats
+    /// and customer (0, the default: none). The load generator's contended mode sets it.
+    /// </summary>
+    public int PricingMicroseconds { get; set; }
+
     /// <summary>Gets or sets which implementation serves the requests: boc, lock or channel.</summary>
     public string Implementation { get; set; } = "boc";
 }

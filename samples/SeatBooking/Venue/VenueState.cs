@@ -27,8 +27,11 @@ internal sealed class Customer(int id, long balance)
 /// <summary>The rules, shared by the three implementations: they differ only in how they get hold of the state.</summary>
 internal static class Rules
 {
-    /// <summary>Books <paramref name="seats"/> for <paramref name="customer"/> if all are free and they can pay.</summary>
-    public static BookingOutcome Book(Customer customer, IReadOnlyList<Seat> seats, long bookingId, long seatPrice)
+    /// <summary>
+    /// Books <paramref name="seats"/> for <paramref name="customer"/> if all are free and they can pay; prices free seats
+    /// with <see cref="Price"/> (<paramref name="pricingMicroseconds"/>) while holding them.
+    /// </summary>
+    public static BookingOutcome Book(Customer customer, IReadOnlyList<Seat> seats, long bookingId, long seatPrice, int pricingMicroseconds)
     {
         foreach (Seat seat in seats)
         {
@@ -38,6 +41,7 @@ internal static class Rules
             }
         }
 
+        Price(pricingMicroseconds);
         long price = seatPrice * seats.Count;
         if (customer.Balance < price)
         {
@@ -55,6 +59,25 @@ internal static class Rules
 
         customer.Bookings.Add(bookingId, numbers);
         return new BookingOutcome(BookingStatus.Booked, bookingId, price);
+    }
+
+    /// <summary>
+    /// The pricing a real venue runs inside a booking (demand, fees, offers): here <paramref name="microseconds"/> of
+    /// CPU work (<see cref="VenueOptions.PricingMicroseconds"/>), so that the critical section is not only a few field
+    /// writes. Spins on the clock rather than sleeping: the work occupies the thread that does it, as computing would.
+    /// </summary>
+    public static void Price(int microseconds)
+    {
+        if (microseconds <= 0)
+        {
+            return;
+        }
+
+        long end = System.Diagnostics.Stopwatch.GetTimestamp() + (microseconds * System.Diagnostics.Stopwatch.Frequency / 1_000_000);
+        while (System.Diagnostics.Stopwatch.GetTimestamp() < end)
+        {
+            Thread.SpinWait(20);
+        }
     }
 
     /// <summary>Cancels a booking whose seats are <paramref name="seats"/>; false if the customer has no such booking.</summary>

@@ -68,20 +68,21 @@ internal abstract partial class Behaviour
     // ---------------------------------------------------------------------------------------------------------------
 
     /// <summary>Enqueues on every cown (steps 0-4 of the protocol). Must not throw once phase 1 has started.</summary>
-    internal void Enqueue() => Enqueue(null);
+    internal void Enqueue() => Enqueue(null, runInline: false);
 
     /// <summary>
     /// <see cref="Enqueue()"/> for a spawner that holds the calling thread's <see cref="BocThread"/> (null to look it
     /// up only if needed): a behaviour ready at once goes to the worker's next slot without another thread-static
-    /// lookup.
+    /// lookup. <paramref name="runInline"/>: the spawner may run the behaviour itself if it is ready at once
+    /// (<see cref="BocRuntime"/>'s "Inline runs"); <paramref name="thread"/> is then the calling thread's.
     /// </summary>
-    internal void Enqueue(BocThread? thread)
+    internal void Enqueue(BocThread? thread, bool runInline)
     {
         AssertLive();
         int count = _slotCount;
         if (count == 1)
         {
-            EnqueueOne(thread);
+            EnqueueOne(thread, runInline);
             return;
         }
 
@@ -127,12 +128,29 @@ internal abstract partial class Behaviour
         {
             // Fast path (every cown was free): every unit of the countdown is ours, and no other thread can reach it
             // (no predecessor will grant us anything, and we wait for no reader), so no atomic decrement is needed.
-            _runtime!.Dispatch(this, thread);
+            StartReady(thread, runInline);
             return;
         }
 
         // Resolve our own units, plus the extra one, in one step; whoever brings the count to zero dispatches.
         if (Interlocked.Add(ref _countdown, -(ownGrants + 1)) == 0)
+        {
+            StartReady(thread, runInline);
+        }
+    }
+
+    /// <summary>
+    /// Starts a behaviour that its spawner found ready (it holds every cown): runs it here if the spawner may
+    /// (<paramref name="runInline"/>, decided by <see cref="BocRuntime"/>'s "Inline runs"), else dispatches it.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void StartReady(BocThread? thread, bool runInline)
+    {
+        if (runInline)
+        {
+            RunInline(thread!);
+        }
+        else
         {
             _runtime!.Dispatch(this, thread);
         }
@@ -236,7 +254,7 @@ internal abstract partial class Behaviour
     /// The one-cown spawn (the reference runtime's <c>schedule_one</c>): no sort, no merge, no phase 2, no extra
     /// countdown unit. See "One cown" at the top of this file for why each step may be skipped.
     /// </summary>
-    private void EnqueueOne(BocThread? thread)
+    private void EnqueueOne(BocThread? thread, bool runInline)
     {
         ref Slot slot = ref SlotAt(0);
         Cown cown = slot.Target;
@@ -276,7 +294,7 @@ internal abstract partial class Behaviour
                 Grant(next, cown);
             }
 
-            _runtime!.Dispatch(this, thread);
+            StartReady(thread, runInline);
             return;
         }
 
@@ -289,7 +307,7 @@ internal abstract partial class Behaviour
             // Held, for a canceller registered after Enqueue ("Cancellation"). Plain write: nobody else writes the slot
             // now (no predecessor, no canceller yet; a successor's spawner only reads it).
             slot.State = Slot.Scheduled | Slot.Held;
-            _runtime!.Dispatch(this, thread);
+            StartReady(thread, runInline);
             return;
         }
 

@@ -57,6 +57,9 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     /// <summary>Gets the value-less awaitable for this spawn (for bodies without a result). Read it before enqueuing.</summary>
     internal ValueTask VoidCompletion => new(this, _core.Version);
 
+    /// <inheritdoc/>
+    internal sealed override bool IsAwaited => true;
+
     protected void SetResult(TResult result) => _result = result;
 
     internal sealed override void Abandon(Exception reason)

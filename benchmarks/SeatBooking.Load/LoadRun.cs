@@ -1,0 +1,163 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net.Http.Json;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.Extensions.DependencyInjection;
+using SeatBooking.Venue;
+
+namespace SeatBooking.Load;
+
+/// <summary>The outcome of one run: one implementation, one client count, one seed.</summary>
+internal sealed record RunResult(double RequestsPerSecond, double P50, double P99, long Booked, long Refused, long Errors, Audit Audit)
+{
+    /// <summary>Gets whether every response was one the service may give and the venue added up afterwards.</summary>
+    public bool Good => Errors == 0 && Audit.Consistent;
+}
+
+/// <summary>One run: start the service, drive it with the clients, audit it, stop it.</summary>
+internal static class LoadRun
+{
+    public static async Task<RunResult> RunAsync(LoadOptions options, string implementation, int clients, int seed)
+    {
+        // "boc" is the sample as it ships: the dispatcher is whatever AddBoc chooses. "boc-threadpool" names it.
+        List<string> settings =
+        [
+            "--Venue:Implementation", implementation.Split('-')[0],
+            "--Venue:PricingMicroseconds", options.PricingMicroseconds.ToString(CultureInfo.InvariantCulture),
+            "--Logging:LogLevel:Default", "Warning",
+        ];
+        if (implementation == "boc-threadpool")
+        {
+            settings.AddRange(["--Boc:Dispatcher", "ThreadPool"]);
+        }
+
+        await using IServiceUnderTest service = options.InProcess
+            ? await InProcessService.StartAsync(settings)
+            : await ServiceProcess.StartAsync(settings);
+
+        using var handler = new SocketsHttpHandler { MaxConnectionsPerServer = clients, PooledConnectionLifetime = Timeout.InfiniteTimeSpan };
+        using var http = new HttpClient(handler) { BaseAddress = service.Address };
+        var venue = new VenueOptions();
+        var clock = Stopwatch.StartNew();
+        long measureFrom = (long)(options.Warmup * Stopwatch.Frequency);
+        long measureTo = measureFrom + (long)(options.Seconds * Stopwatch.Frequency);
+        LoadClient[] workers = Enumerable.Range(0, clients)
+            .Select(i => new LoadClient(http, venue, options, new Random((seed * 1000) + i), clock, measureFrom, measureTo))
+            .ToArray();
+        await Task.WhenAll(workers.Select(w => Task.Run(w.RunAsync)));
+
+        long[] latencies = workers.SelectMany(w => w.Latencies).Order().ToArray();
+        Audit audit = (await http.GetFromJsonAsync<Audit>("/audit"))!;
+        return new RunResult(
+            latencies.Length / options.Seconds,
+            Percentile(latencies, 0.50),
+            Percentile(latencies, 0.99),
+            workers.Sum(w => w.Booked),
+            workers.Sum(w => w.Refused),
+            workers.Sum(w => w.Errors),
+            audit);
+    }
+
+    private static double Percentile(long[] sorted, double p) =>
+        sorted.Length == 0 ? 0 : sorted[Math.Min(sorted.Length - 1, (int)Math.Ceiling(p * sorted.Length) - 1)] * 1000.0 / Stopwatch.Frequency;
+}
+
+/// <summary>A running seat-booking service and the address it listens on.</summary>
+internal interface IServiceUnderTest : IAsyncDisposable
+{
+    Uri Address { get; }
+}
+
+/// <summary>The service hosted in this process (quick; clients and server share the thread pool).</summary>
+internal sealed class InProcessService(WebApplication app, Uri address) : IServiceUnderTest
+{
+    public Uri Address { get; } = address;
+
+    public static async Task<IServiceUnderTest> StartAsync(IEnumerable<string> settings)
+    {
+        WebApplication app = SeatBookingApp.Create(["--urls", "http://127.0.0.1:0", .. settings]);
+        await app.StartAsync();
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
+        return new InProcessService(app, new Uri(address));
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await app.StopAsync();
+        await app.DisposeAsync();
+    }
+}
+
+/// <summary>
+/// The service in a process of its own: the sample's build (copied beside this tool by the project reference), started
+/// with <c>dotnet SeatBooking.dll</c> on a free loopback port, which it reports on its console.
+/// </summary>
+internal sealed class ServiceProcess(Process process, Uri address) : IServiceUnderTest
+{
+    private static readonly TimeSpan StartLimit = TimeSpan.FromSeconds(60);
+
+    public Uri Address { get; } = address;
+
+    public static async Task<IServiceUnderTest> StartAsync(IEnumerable<string> settings)
+    {
+        string dll = Path.Combine(AppContext.BaseDirectory, "SeatBooking.dll");
+        var start = new ProcessStartInfo("dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = AppContext.BaseDirectory,
+        };
+        foreach (string argument in (IEnumerable<string>)[dll, "--urls", "http://127.0.0.1:0", .. settings, "--Logging:LogLevel:Microsoft.Hosting.Lifetime", "Information"])
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        Process process = Process.Start(start) ?? throw new InvalidOperationException("could not start the service process");
+        var listening = new TaskCompletionSource<Uri>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var output = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        process.OutputDataReceived += (_, e) => OnLine(e.Data);
+        process.ErrorDataReceived += (_, e) => OnLine(e.Data);
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        process.EnableRaisingEvents = true;
+        process.Exited += (_, _) => listening.TrySetException(new InvalidOperationException(
+            $"the service process exited ({process.ExitCode}) before it listened:{Environment.NewLine}{string.Join(Environment.NewLine, output)}"));
+        try
+        {
+            Uri address = await listening.Task.WaitAsync(StartLimit);
+            return new ServiceProcess(process, address);
+        }
+        catch
+        {
+            process.Kill(entireProcessTree: true);
+            process.Dispose();
+            throw;
+        }
+
+        void OnLine(string? line)
+        {
+            if (line is null)
+            {
+                return;
+            }
+
+            output.Enqueue(line);
+            const string Marker = "Now listening on: ";
+            int at = line.IndexOf(Marker, StringComparison.Ordinal);
+            if (at >= 0)
+            {
+                listening.TrySetResult(new Uri(line[(at + Marker.Length)..].Trim()));
+            }
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        process.Kill(entireProcessTree: true);
+        await process.WaitForExitAsync();
+        process.Dispose();
+    }
+}
