@@ -6,10 +6,10 @@ namespace SeatBooking.Load;
 internal sealed record LoadOptions
 {
     public const string Usage =
-        "usage: [--clients N[,N…]] [--seconds S>0] [--warmup S>=0] [--runs N>0] [--impl boc,boc-threadpool,lock,channel] "
+        "usage: [--clients N[,N…]] [--seconds S>0] [--warmup S>=0] [--runs N>0] [--impl boc,boc-scheduler,lock,channel] "
         + "[--contended] [--hot-seats N>0] [--hot-share 0-100] [--pricing-us N>=0] [--seed N] [--in-process]";
 
-    private static readonly string[] KnownImplementations = ["boc", "boc-threadpool", "lock", "channel"];
+    private static readonly string[] KnownImplementations = ["boc", "boc-scheduler", "lock", "channel"];
 
     public required IReadOnlyList<int> Clients { get; init; }
 
@@ -66,7 +66,7 @@ internal sealed record LoadOptions
             Seconds = Double(Option(args, "--seconds", "5")),
             Warmup = Double(Option(args, "--warmup", "2")),
             Runs = Int(Option(args, "--runs", "1")),
-            Implementations = Option(args, "--impl", "boc,boc-threadpool,lock,channel").Split(',', StringSplitOptions.RemoveEmptyEntries),
+            Implementations = Option(args, "--impl", "boc,boc-scheduler,lock,channel").Split(',', StringSplitOptions.RemoveEmptyEntries),
             Contended = contended,
             HotSeats = Int(Option(args, "--hot-seats", "10")),
             HotShare = Int(Option(args, "--hot-share", "90")),

@@ -21,16 +21,17 @@ internal static class LoadRun
 {
     public static async Task<RunResult> RunAsync(LoadOptions options, string implementation, int clients, int seed)
     {
-        // "boc" is the sample as it ships: the dispatcher is whatever AddBoc chooses. "boc-threadpool" names it.
+        // "boc" is the sample as it ships: the dispatcher is AddBoc's default (the thread pool). "boc-scheduler" is the
+        // same service on the runtime's own BocScheduler workers.
         List<string> settings =
         [
             "--Venue:Implementation", implementation.Split('-')[0],
             "--Venue:PricingMicroseconds", options.PricingMicroseconds.ToString(CultureInfo.InvariantCulture),
             "--Logging:LogLevel:Default", "Warning",
         ];
-        if (implementation == "boc-threadpool")
+        if (implementation == "boc-scheduler")
         {
-            settings.AddRange(["--Boc:Dispatcher", "ThreadPool"]);
+            settings.AddRange(["--Boc:Dispatcher", "BocScheduler"]);
         }
 
         await using IServiceUnderTest service = options.InProcess

@@ -1,5 +1,5 @@
-// HTTP load against the seat-booking sample, once per implementation (Boc cowns on the default dispatcher, Boc on the
-// thread pool, ordered locks, a Channel actor per resource): N clients on loopback, each in a loop of bookings,
+// HTTP load against the seat-booking sample, once per implementation (Boc cowns on the host's default dispatcher, Boc
+// on BocScheduler, ordered locks, a Channel actor per resource): N clients on loopback, each in a loop of bookings,
 // cancellations of its own bookings and seat queries, for a fixed time after a warm-up. Every response is checked and
 // the venue audited after each run. Prints one Markdown row per implementation and client count: the median of the
 // runs with their range, and the ratio to the lock version's median.
@@ -11,7 +11,7 @@
 // inside its critical section.
 //
 //   dotnet run -c Release --project benchmarks/SeatBooking.Load -- [--clients 4,16,64] [--seconds 5] [--warmup 2]
-//       [--runs 3] [--impl boc,boc-threadpool,lock,channel] [--contended] [--hot-seats 10] [--hot-share 90]
+//       [--runs 3] [--impl boc,boc-scheduler,lock,channel] [--contended] [--hot-seats 10] [--hot-share 90]
 //       [--pricing-us 20] [--seed 1] [--in-process]
 
 using System.Globalization;

@@ -23,7 +23,7 @@ internal static class SeatBookingApp
         builder.Configuration.GetSection("Venue").Bind(venue);
         Validate(venue);
         builder.Services.AddSingleton(venue);
-        // Section "Boc": Dispatcher (BocScheduler or ThreadPool) and WorkerCount.
+        // Section "Boc": Dispatcher (AddBoc's default in a host is ThreadPool; or BocScheduler) and WorkerCount.
         builder.Services.AddBoc(options => builder.Configuration.GetSection("Boc").Bind(options));
         builder.Services.AddHealthChecks().AddCheck<BocHealthCheck>("boc");
         builder.Services.AddSingleton<IBookingService>(sp => venue.Implementation switch

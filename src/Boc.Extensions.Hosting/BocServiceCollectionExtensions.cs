@@ -14,7 +14,9 @@ public static class BocServiceCollectionExtensions
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="configure">
-    /// Sets the runtime's options (workers, dispatcher, fail-fast). An
+    /// Sets the runtime's options (workers, dispatcher, fail-fast). It starts from the defaults of
+    /// <see cref="BocRuntimeOptions"/> except one: <see cref="BocRuntimeOptions.Dispatcher"/> is
+    /// <see cref="BocDispatcher.ThreadPool"/> (see the remarks). An
     /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> set here runs after the failure was logged.
     /// </param>
     /// <returns><paramref name="services"/>, for chaining.</returns>
@@ -26,6 +28,12 @@ public static class BocServiceCollectionExtensions
     /// by those services while they stop are still accepted), bounded by <c>HostOptions.ShutdownTimeout</c>. If the
     /// timeout passes first, the number of behaviours still pending is logged and they keep running; the host then
     /// goes on with its shutdown.
+    /// </para>
+    /// <para>
+    /// In a host the dispatcher defaults to the .NET thread pool: request handlers, Kestrel's I/O and hosted services
+    /// already run there, and a runtime with its own <see cref="BocScheduler"/> workers would compete with them for the
+    /// same cores. Set <see cref="BocRuntimeOptions.Dispatcher"/> to <see cref="BocDispatcher.BocScheduler"/> for a
+    /// host whose work is mostly behaviours (a compute service fed by a queue, say).
     /// </para>
     /// <para>Register it once: a second call throws, because its options would otherwise be ignored.</para>
     /// </remarks>
@@ -43,7 +51,8 @@ public static class BocServiceCollectionExtensions
             throw new InvalidOperationException("A BocRuntime is already registered: call AddBoc once, with all the options.");
         }
 
-        var options = new BocRuntimeOptions();
+        // The host's default dispatcher is the thread pool (see the remarks); configure may still choose BocScheduler.
+        var options = new BocRuntimeOptions { Dispatcher = BocDispatcher.ThreadPool };
         configure?.Invoke(options);
         var monitor = new BocRuntimeMonitor(options.UnhandledExceptionHandler);
 

@@ -44,6 +44,34 @@ public sealed class AddBocTests
     }
 
     [Fact]
+    public async Task In_a_host_the_dispatcher_defaults_to_the_thread_pool_and_can_be_set_to_BocScheduler()
+    {
+        var (pooled, _) = NewBuilder();
+        pooled.Services.AddBoc();
+        using IHost poolHost = pooled.Build();
+        BocRuntime onPool = poolHost.Services.GetRequiredService<BocRuntime>();
+        Assert.Same(TaskScheduler.Default, onPool.Scheduler);
+        Assert.True(await RunsOnPoolThread(onPool));
+
+        var (own, _) = NewBuilder();
+        own.Services.AddBoc(o => o.Dispatcher = BocDispatcher.BocScheduler);
+        using IHost ownHost = own.Build();
+        BocRuntime onScheduler = ownHost.Services.GetRequiredService<BocRuntime>();
+        Assert.IsType<BocScheduler>(onScheduler.Scheduler);
+        Assert.False(await RunsOnPoolThread(onScheduler));
+        await onScheduler.DisposeAsync();
+        await onPool.DisposeAsync();
+
+        // Fire-and-forget: never run inline on the caller, so the answer is the dispatcher's thread.
+        static Task<bool> RunsOnPoolThread(BocRuntime runtime)
+        {
+            var ranOnPool = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+            runtime.When(new Cown<Counter>(new Counter()), _ => ranOnPool.SetResult(Thread.CurrentThread.IsThreadPoolThread));
+            return ranOnPool.Task.WaitAsync(Limit);
+        }
+    }
+
+    [Fact]
     public async Task A_failed_behaviour_is_logged_with_its_exception_counted_and_then_given_to_the_configured_handler()
     {
         var (builder, logs) = NewBuilder();

@@ -24,6 +24,17 @@ internal sealed class ChannelActorBookingService : IBookingService
     {
         long id = Interlocked.Increment(ref _lastBookingId);
 
+        // Every attempt is priced, as the other versions do inside their booking; here inside the customer's actor.
+        int pricing = _venue.PricingMicroseconds;
+        if (pricing > 0)
+        {
+            await _customers[request.Customer].Ask(_ =>
+            {
+                Rules.Price(pricing);
+                return true;
+            });
+        }
+
         // Phase 1: hold every seat (a seat that is booked or held by another booking refuses).
         bool[] held = await Task.WhenAll(request.Seats.Select(n => _seats[n].Ask(s => s.TryHold(id))));
         int refused = Array.IndexOf(held, false);
@@ -36,11 +47,8 @@ internal sealed class ChannelActorBookingService : IBookingService
         // Phase 2: charge the customer and record the booking.
         long price = _venue.SeatPrice * request.Seats.Length;
         int[] numbers = request.Seats.ToArray();
-        int pricing = _venue.PricingMicroseconds;
         bool paid = await _customers[request.Customer].Ask(c =>
         {
-            // Priced once the seats are held, as the other versions do inside their booking.
-            Rules.Price(pricing);
             if (c.Balance < price)
             {
                 return false;

@@ -28,11 +28,12 @@ internal sealed class Customer(int id, long balance)
 internal static class Rules
 {
     /// <summary>
-    /// Books <paramref name="seats"/> for <paramref name="customer"/> if all are free and they can pay; prices free seats
-    /// with <see cref="Price"/> (<paramref name="pricingMicroseconds"/>) while holding them.
+    /// Prices the request with <see cref="Price"/> (<paramref name="pricingMicroseconds"/>) while holding the customer and
+    /// the seats, then books <paramref name="seats"/> for <paramref name="customer"/> if all are free and they can pay.
     /// </summary>
     public static BookingOutcome Book(Customer customer, IReadOnlyList<Seat> seats, long bookingId, long seatPrice, int pricingMicroseconds)
     {
+        Price(pricingMicroseconds);
         foreach (Seat seat in seats)
         {
             if (seat.BookingId is not null)
@@ -41,7 +42,6 @@ internal static class Rules
             }
         }
 
-        Price(pricingMicroseconds);
         long price = seatPrice * seats.Count;
         if (customer.Balance < price)
         {
