@@ -352,6 +352,12 @@ static void EmitEntryPointDocs(StringBuilder sb, Shape shape, Kind kind, bool wi
         sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.");
     }
 
+    if (!withToken && kind is not (Kind.Fire or Kind.FireAsync))
+    {
+        // Inline runs (src/Boc/Protocol/Behaviour.Inline.cs).
+        sb.AppendLine("    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref=\"BocRuntimeOptions.WorkerCount\"/> never runs bodies inline.");
+    }
+
     if (withToken)
     {
         sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref=\"BocFullMode.Wait\"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.");

@@ -4,8 +4,8 @@ namespace Boc;
 public sealed class BocRuntimeOptions
 {
     /// <summary>
-    /// Gets or sets where ready behaviours run: <see cref="BocDispatcher.BocScheduler"/> (the default) or the .NET thread
-    /// pool. See <see cref="BocDispatcher"/>.
+    /// Gets or sets where ready behaviours run: <see cref="BocDispatcher.BocScheduler"/> (the default here; the hosting
+    /// package's <c>AddBoc</c> defaults to the thread pool) or the .NET thread pool. See <see cref="BocDispatcher"/>.
     /// </summary>
     public BocDispatcher Dispatcher { get; set; } = BocDispatcher.BocScheduler;
 
@@ -17,7 +17,9 @@ public sealed class BocRuntimeOptions
     /// </summary>
     /// <remarks>
     /// A behaviour whose body is waiting on an <c>await</c> does not occupy a worker. A body that blocks the thread
-    /// does, so with a small worker count blocking bodies can stall every other behaviour of the runtime.
+    /// does, so with a small worker count blocking bodies can stall every other behaviour of the runtime. With a worker
+    /// count set, awaited spawns from outside never run inline on their caller's thread (which would be one body more
+    /// than the count): every body runs on the dispatcher.
     /// </remarks>
     public int? WorkerCount { get; set; }
 

@@ -100,6 +100,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <param name="body">The body.</param>
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
@@ -149,6 +150,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <param name="body">The body; it receives <paramref name="state"/>.</param>
@@ -202,6 +204,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <param name="body">The body.</param>
     /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>
@@ -251,6 +254,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <param name="body">The body; it receives <paramref name="state"/>.</param>
@@ -304,6 +308,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
@@ -355,6 +360,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -410,6 +416,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
     /// <param name="body">The body.</param>
@@ -461,6 +468,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours. If the body throws, the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -716,6 +724,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
@@ -773,6 +782,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -834,6 +844,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
@@ -891,6 +902,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -952,6 +964,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -1011,6 +1024,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -1074,6 +1088,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -1133,6 +1148,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -1422,6 +1438,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1487,6 +1504,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1556,6 +1574,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1621,6 +1640,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1690,6 +1710,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1757,6 +1778,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1828,6 +1850,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1895,6 +1918,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2230,6 +2254,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2303,6 +2328,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2380,6 +2406,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2453,6 +2480,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2530,6 +2558,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2605,6 +2634,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2684,6 +2714,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2759,6 +2790,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3140,6 +3172,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3221,6 +3254,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3306,6 +3340,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3387,6 +3422,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3472,6 +3508,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3555,6 +3592,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3642,6 +3680,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3725,6 +3764,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4146,6 +4186,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4235,6 +4276,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4328,6 +4370,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4417,6 +4460,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4510,6 +4554,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4601,6 +4646,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4696,6 +4742,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4787,6 +4834,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5248,6 +5296,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5345,6 +5394,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5446,6 +5496,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5543,6 +5594,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5644,6 +5696,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5743,6 +5796,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5846,6 +5900,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5945,6 +6000,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6446,6 +6502,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6551,6 +6608,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6660,6 +6718,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6765,6 +6824,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6874,6 +6934,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6981,6 +7042,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7092,6 +7154,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7199,6 +7262,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7740,6 +7804,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7853,6 +7918,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7970,6 +8036,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8083,6 +8150,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8200,6 +8268,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8315,6 +8384,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8434,6 +8504,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -8549,6 +8620,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -9006,6 +9078,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
@@ -9065,6 +9138,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -9128,6 +9202,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
@@ -9187,6 +9262,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -9250,6 +9326,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -9311,6 +9388,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -9376,6 +9454,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TResult">The type of the body's result.</typeparam>
@@ -9437,6 +9516,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <typeparam name="TState">The type of <paramref name="state"/>.</typeparam>
@@ -9748,6 +9828,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9815,6 +9896,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9886,6 +9968,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9953,6 +10036,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -10024,6 +10108,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -10093,6 +10178,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -10166,6 +10252,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -10235,6 +10322,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -10586,6 +10674,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10661,6 +10750,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10740,6 +10830,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10815,6 +10906,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10894,6 +10986,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10971,6 +11064,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -11052,6 +11146,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -11129,6 +11224,7 @@ public sealed partial class BocRuntime
     /// <remarks>
     /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
+    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
