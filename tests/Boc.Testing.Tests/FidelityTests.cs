@@ -142,6 +142,31 @@ public sealed class FidelityTests
         }));
 
     [Fact]
+    public async Task An_awaited_spawn_may_run_its_body_before_its_spawner_goes_on_as_an_inline_run_does()
+    {
+        // On the real runtime an awaited spawn from outside that finds its cown free runs inline: the body before the
+        // spawner's next statement; behind a busy cown, or on a thread with a synchronization context, the spawner goes
+        // on first. The spawn point must allow both orders, so a program that relies on either is caught.
+        var outcomes = new SortedSet<string>(StringComparer.Ordinal);
+        foreach (BocTestStrategy strategy in EveryStrategy)
+        {
+            await BocTest.ExploreAsync(
+                async rt =>
+                {
+                    var log = new List<string>();
+                    var a = new Cown<Box>(new Box());
+                    ValueTask done = rt.WhenAsync(a, _ => log.Add("body"));
+                    log.Add("spawner");
+                    await done;
+                    outcomes.Add(string.Join(",", log));
+                },
+                new BocTestOptions { Iterations = 100, Strategies = [strategy] });
+        }
+
+        Assert.Equal(["body,spawner", "spawner,body"], outcomes);
+    }
+
+    [Fact]
     public async Task A_batch_is_one_spawn_point_and_nothing_comes_between_its_members() =>
         // S (on z) spawns the batch {B1 on x, B2 on x}, then logs "s". P (on p) spawns Q on x. A batch is one spawn: S
         // may be slow right after it, so B1 and B2 can run before "s"; and Q, spawned by a body running at the same time,
