@@ -246,12 +246,12 @@ static void EmitArgumentChecks(StringBuilder sb, Shape shape)
         sb.AppendLine($"        ArgumentNullException.ThrowIfNull(c{i});");
     }
 
+    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
     if (shape.Dynamic)
     {
-        sb.AppendLine($"        IAcquirable<TElement>[] list = SnapshotCowns(cowns, {shape.Singles});");
+        // Copied and checked into the thread's scratch before anything is admitted or rented (StageCowns).
+        sb.AppendLine($"        Span<IAcquirable<TElement>> list = StageCowns(cowns, {shape.Singles});");
     }
-
-    sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
 }
 
 void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool isStatic)
@@ -323,6 +323,12 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     sb.AppendLine("        BocThread thread = BocThread.Current;");
     sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent(thread);");
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
+    if (shape.Dynamic)
+    {
+        // The behaviour has its own copy now: the scratch keeps no cown alive.
+        sb.AppendLine("        list.Clear();");
+    }
+
     if (awaitable)
     {
         // The token must be read before the behaviour is published: once enqueued it may run, complete and be reused.
@@ -437,6 +443,11 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     // Admission before renting: a refused spawn touches nothing.
     sb.AppendLine("        if (!TryAdmit())");
     sb.AppendLine("        {");
+    if (shape.Dynamic)
+    {
+        sb.AppendLine("            list.Clear();");
+    }
+
     sb.AppendLine("            return false;");
     sb.AppendLine("        }");
     sb.AppendLine();
@@ -467,6 +478,12 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     sb.AppendLine("        BocThread thread = BocThread.Current;");
     sb.AppendLine($"        {cls} behaviour = BehaviourPool<{cls}>.Rent(thread);");
     sb.AppendLine($"        behaviour.Init({string.Join(", ", initArgs)});");
+    if (shape.Dynamic)
+    {
+        // The behaviour has its own copy now: the scratch keeps no cown alive.
+        sb.AppendLine("        list.Clear();");
+    }
+
     sb.AppendLine("        SpawnAdmitted(behaviour, thread);");
     sb.AppendLine("        return true;");
     sb.AppendLine("    }");
@@ -644,7 +661,10 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     if (shape.Dynamic)
     {
+        // The set in the caller's order, for the body's states: kept with the pooled object, grown when a larger set
+        // comes, cleared on recycling (so a dynamic spawn allocates no copy of its list in steady state).
         sb.AppendLine("    private IAcquirable<TElement>[]? _cowns;");
+        sb.AppendLine("    private int _cownCount;");
     }
 
     sb.AppendLine($"    private {bodyType}? _body;");
@@ -652,7 +672,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     sb.AppendLine();
 
     var initParams = new List<string> { "BocRuntime runtime" };
-    initParams.AddRange(shape.CownParameters.Select(p => p.Replace("IReadOnlyList<IAcquirable<TElement>> cowns", "IAcquirable<TElement>[] cowns")));
+    initParams.AddRange(shape.CownParameters.Select(p => p.Replace("IReadOnlyList<IAcquirable<TElement>> cowns", "ReadOnlySpan<IAcquirable<TElement>> cowns")));
     initParams.Add($"{bodyType} body");
     initParams.Add("TState state");
 
@@ -673,7 +693,13 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     if (shape.Dynamic)
     {
-        sb.AppendLine("        _cowns = cowns;");
+        sb.AppendLine("        if (_cowns is null || _cowns.Length < cowns.Length)");
+        sb.AppendLine("        {");
+        sb.AppendLine("            _cowns = new IAcquirable<TElement>[cowns.Length];");
+        sb.AppendLine("        }");
+        sb.AppendLine();
+        sb.AppendLine("        cowns.CopyTo(_cowns);");
+        sb.AppendLine("        _cownCount = cowns.Length;");
         sb.AppendLine("        foreach (IAcquirable<TElement> cown in cowns)");
         sb.AppendLine("        {");
         sb.AppendLine("            AddRequest(cown);");
@@ -704,7 +730,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     if (shape.Dynamic)
     {
-        callArgs.Add("StatesOf(_cowns!)");
+        callArgs.Add("StatesOf(_cowns!, _cownCount)");
     }
 
     callArgs.Add("_state!");
@@ -750,7 +776,8 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     if (shape.Dynamic)
     {
-        sb.AppendLine("        _cowns = null;");
+        sb.AppendLine("        Array.Clear(_cowns!, 0, _cownCount);");
+        sb.AppendLine("        _cownCount = 0;");
     }
 
     sb.AppendLine("        _body = null;");

@@ -425,6 +425,56 @@ public sealed class InlineRunTests(ITestOutputHelper output)
         Assert.Equal(accepted.Count, ran.Count);
     }
 
+    /// <summary>
+    /// "Cheap dynamic sets": an awaited spawn of one cown plus a list of 1-4 more, with a state tuple and a static
+    /// body, allocates nothing per call but the states list its body receives (measured on the calling thread, where
+    /// an inline run does all its work: spawn, body, release and result).
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(4)]
+    public async Task AnInlineDynamicSpawn_AllocatesOnlyTheStatesListItsBodyReceives(int seats)
+    {
+        await using var runtime = new BocRuntime();
+        var customer = new Cown<Box>(new Box());
+        IAcquirable<Box>[] set = Enumerable.Range(0, seats).Select(_ => (IAcquirable<Box>)new Cown<Box>(new Box())).ToArray();
+        const int Iterations = 2_000;
+
+        (long perCall, long statesList, int inline) = await Task.Run(() =>
+        {
+            int inline = 0;
+            int caller = Environment.CurrentManagedThreadId;
+            long Spawn()
+            {
+                ValueTask<int> done = runtime.WhenAsync(
+                    customer, set, static (c, states, state) => c.Value + states.Count + state.Price + Environment.CurrentManagedThreadId - state.Caller, (Price: 10, Caller: caller));
+                return done.IsCompleted ? done.Result : -1;
+            }
+
+            for (int i = 0; i < Iterations; i++)
+            {
+                _ = Spawn();   // fills the pools and the thread's scratch
+            }
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < Iterations; i++)
+            {
+                if (Spawn() == seats + 10)
+                {
+                    inline++;
+                }
+            }
+
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            long listBefore = GC.GetAllocatedBytesForCurrentThread();
+            GC.KeepAlive(new Box[seats]);
+            return (allocated / Iterations, GC.GetAllocatedBytesForCurrentThread() - listBefore, inline);
+        }).Guard();
+
+        Assert.Equal(Iterations, inline);   // every measured call ran inline and completed at once
+        Assert.True(perCall <= statesList, $"{seats} seats: {perCall} bytes per call, but the states list alone is {statesList}");
+    }
+
     private sealed class Box
     {
         public int Value;

@@ -2504,13 +2504,20 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : FireAndForgetBe
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Action<IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+    public void Init(BocRuntime runtime, ReadOnlySpan<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2521,13 +2528,14 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : FireAndForgetBe
 
     protected override Task? InvokeBody()
     {
-        _body!(StatesOf(_cowns!), _state!);
+        _body!(StatesOf(_cowns!, _cownCount), _state!);
         return null;
     }
 
     protected override void Recycle(BocThread thread)
     {
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2539,13 +2547,20 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+    public void Init(BocRuntime runtime, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2559,7 +2574,7 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -2569,7 +2584,8 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
 
     protected override void Recycle(BocThread thread)
     {
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2581,13 +2597,20 @@ internal sealed class DynamicAwaitedActionBehaviour<TElement, TState> : ResultBe
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Action<IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
+    public void Init(BocRuntime runtime, ReadOnlySpan<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2598,13 +2621,14 @@ internal sealed class DynamicAwaitedActionBehaviour<TElement, TState> : ResultBe
 
     protected override Task? InvokeBody()
     {
-        _body!(StatesOf(_cowns!), _state!);
+        _body!(StatesOf(_cowns!, _cownCount), _state!);
         return null;
     }
 
     protected override void Recycle(BocThread thread)
     {
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2616,13 +2640,20 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
+    public void Init(BocRuntime runtime, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2636,7 +2667,7 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -2646,7 +2677,8 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
 
     protected override void Recycle(BocThread thread)
     {
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2658,13 +2690,20 @@ internal sealed class DynamicFuncBehaviour<TElement, TState, TResult> : ResultBe
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<IReadOnlyList<TElement>, TState, TResult>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
+    public void Init(BocRuntime runtime, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2675,13 +2714,14 @@ internal sealed class DynamicFuncBehaviour<TElement, TState, TResult> : ResultBe
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body!(StatesOf(_cowns!), _state!));
+        SetResult(_body!(StatesOf(_cowns!, _cownCount), _state!));
         return null;
     }
 
     protected override void Recycle(BocThread thread)
     {
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2693,13 +2733,20 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
     where TElement : class
 {
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<IReadOnlyList<TElement>, TState, Task<TResult>>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<TElement>[] cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+    public void Init(BocRuntime runtime, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 0 + cowns.Length);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2713,7 +2760,7 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -2723,7 +2770,8 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
 
     protected override void Recycle(BocThread thread)
     {
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2737,14 +2785,21 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : FireAndForg
 {
     private Cown? _c1;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Action<T1, IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, ReadOnlySpan<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = AddRequest(c1);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2755,14 +2810,15 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : FireAndForg
 
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!);
+        _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!);
         return null;
     }
 
     protected override void Recycle(BocThread thread)
     {
         _c1 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2776,14 +2832,21 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
 {
     private Cown? _c1;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = AddRequest(c1);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2797,7 +2860,7 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -2808,7 +2871,8 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
     protected override void Recycle(BocThread thread)
     {
         _c1 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2822,14 +2886,21 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, TElement, TState> : Resu
 {
     private Cown? _c1;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Action<T1, IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, ReadOnlySpan<IAcquirable<TElement>> cowns, Action<T1, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = AddRequest(c1);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2840,14 +2911,15 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, TElement, TState> : Resu
 
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!);
+        _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!);
         return null;
     }
 
     protected override void Recycle(BocThread thread)
     {
         _c1 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2861,14 +2933,21 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
 {
     private Cown? _c1;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = AddRequest(c1);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2882,7 +2961,7 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -2893,7 +2972,8 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
     protected override void Recycle(BocThread thread)
     {
         _c1 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2907,14 +2987,21 @@ internal sealed class DynamicFuncBehaviour<T1, TElement, TState, TResult> : Resu
 {
     private Cown? _c1;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, IReadOnlyList<TElement>, TState, TResult>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = AddRequest(c1);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2925,14 +3012,15 @@ internal sealed class DynamicFuncBehaviour<T1, TElement, TState, TResult> : Resu
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!));
         return null;
     }
 
     protected override void Recycle(BocThread thread)
     {
         _c1 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2946,14 +3034,21 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
 {
     private Cown? _c1;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<TElement>[] cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 1 + cowns.Length);
         _c1 = AddRequest(c1);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -2967,7 +3062,7 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -2978,7 +3073,8 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
     protected override void Recycle(BocThread thread)
     {
         _c1 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -2994,15 +3090,22 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
     private Cown? _c1;
     private Cown? _c2;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Action<T1, T2, IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, ReadOnlySpan<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = AddRequest(c1);
         _c2 = AddRequest(c2);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -3013,7 +3116,7 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
 
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!);
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!);
         return null;
     }
 
@@ -3021,7 +3124,8 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
     {
         _c1 = null;
         _c2 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -3037,15 +3141,22 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
     private Cown? _c1;
     private Cown? _c2;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, T2, IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = AddRequest(c1);
         _c2 = AddRequest(c2);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -3059,7 +3170,7 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -3071,7 +3182,8 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
     {
         _c1 = null;
         _c2 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -3087,15 +3199,22 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
     private Cown? _c1;
     private Cown? _c2;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Action<T1, T2, IReadOnlyList<TElement>, TState>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, ReadOnlySpan<IAcquirable<TElement>> cowns, Action<T1, T2, IReadOnlyList<TElement>, TState> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = AddRequest(c1);
         _c2 = AddRequest(c2);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -3106,7 +3225,7 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
 
     protected override Task? InvokeBody()
     {
-        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!);
+        _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!);
         return null;
     }
 
@@ -3114,7 +3233,8 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
     {
         _c1 = null;
         _c2 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -3130,15 +3250,22 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
     private Cown? _c1;
     private Cown? _c2;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, T2, IReadOnlyList<TElement>, TState, Task>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = AddRequest(c1);
         _c2 = AddRequest(c2);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -3152,7 +3279,7 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -3164,7 +3291,8 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
     {
         _c1 = null;
         _c2 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -3180,15 +3308,22 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
     private Cown? _c1;
     private Cown? _c2;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, T2, IReadOnlyList<TElement>, TState, TResult>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, TResult> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = AddRequest(c1);
         _c2 = AddRequest(c2);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -3199,7 +3334,7 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
 
     protected override Task? InvokeBody()
     {
-        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!));
+        SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!));
         return null;
     }
 
@@ -3207,7 +3342,8 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
     {
         _c1 = null;
         _c2 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();
@@ -3223,15 +3359,22 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
     private Cown? _c1;
     private Cown? _c2;
     private IAcquirable<TElement>[]? _cowns;
+    private int _cownCount;
     private Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>>? _body;
     private TState? _state;
 
-    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, IAcquirable<TElement>[] cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
+    public void Init(BocRuntime runtime, IAcquirable<T1> c1, IAcquirable<T2> c2, ReadOnlySpan<IAcquirable<TElement>> cowns, Func<T1, T2, IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
     {
         Prepare(runtime, 2 + cowns.Length);
         _c1 = AddRequest(c1);
         _c2 = AddRequest(c2);
-        _cowns = cowns;
+        if (_cowns is null || _cowns.Length < cowns.Length)
+        {
+            _cowns = new IAcquirable<TElement>[cowns.Length];
+        }
+
+        cowns.CopyTo(_cowns);
+        _cownCount = cowns.Length;
         foreach (IAcquirable<TElement> cown in cowns)
         {
             AddRequest(cown);
@@ -3245,7 +3388,7 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
         try
         {
-            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!), _state!) ?? throw NullTask();
+            return running.Task = _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!) ?? throw NullTask();
         }
         finally
         {
@@ -3257,7 +3400,8 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
     {
         _c1 = null;
         _c2 = null;
-        _cowns = null;
+        Array.Clear(_cowns!, 0, _cownCount);
+        _cownCount = 0;
         _body = null;
         _state = default;
         ClearForPool();

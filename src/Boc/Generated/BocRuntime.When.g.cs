@@ -8983,12 +8983,13 @@ public sealed partial class BocRuntime
     public void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9011,12 +9012,13 @@ public sealed partial class BocRuntime
     public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9036,12 +9038,13 @@ public sealed partial class BocRuntime
     public void When<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9064,12 +9067,13 @@ public sealed partial class BocRuntime
     public void When<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9091,12 +9095,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9121,12 +9126,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9153,12 +9159,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9186,12 +9193,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9215,12 +9223,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9245,12 +9254,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9277,12 +9287,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9310,12 +9321,13 @@ public sealed partial class BocRuntime
     public ValueTask WhenAsync<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9340,12 +9352,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9371,12 +9384,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TResult> body, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9404,12 +9418,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9438,12 +9453,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, TResult> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9468,12 +9484,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9499,12 +9516,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task<TResult>> body, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9532,12 +9550,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9566,12 +9585,13 @@ public sealed partial class BocRuntime
     public ValueTask<TResult> WhenAsync<TElement, TState, TResult>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task<TResult>> body, TState state, CancellationToken cancellationToken)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9593,16 +9613,18 @@ public sealed partial class BocRuntime
     public bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -9625,16 +9647,18 @@ public sealed partial class BocRuntime
     public bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Action<IReadOnlyList<TElement>, TState> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -9655,16 +9679,18 @@ public sealed partial class BocRuntime
     public bool TryWhen<TElement>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, Task> body)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, list, static (xs, f) => f(xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -9687,16 +9713,18 @@ public sealed partial class BocRuntime
     public bool TryWhen<TElement, TState>(IReadOnlyList<IAcquirable<TElement>> cowns, Func<IReadOnlyList<TElement>, TState, Task> body, TState state)
         where TElement : class
     {
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent(thread);
         behaviour.Init(this, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -9721,12 +9749,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9753,12 +9782,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9782,12 +9812,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9814,12 +9845,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -9845,12 +9877,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9879,12 +9912,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9915,12 +9949,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -9952,12 +9987,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -9985,12 +10021,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10019,12 +10056,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10055,12 +10093,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10092,12 +10131,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10126,12 +10166,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10161,12 +10202,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10198,12 +10240,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10236,12 +10279,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10270,12 +10314,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10305,12 +10350,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10342,12 +10388,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10380,12 +10427,13 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10411,16 +10459,18 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -10447,16 +10497,18 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -10481,16 +10533,18 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, list, static (x1, xs, f) => f(x1, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -10517,16 +10571,18 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -10555,12 +10611,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -10591,12 +10648,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -10624,12 +10682,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -10660,12 +10719,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
     }
 
@@ -10695,12 +10755,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10733,12 +10794,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10773,12 +10835,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10814,12 +10877,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10851,12 +10915,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10889,12 +10954,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -10929,12 +10995,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -10970,12 +11037,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask completion = behaviour.VoidCompletion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -11008,12 +11076,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -11047,12 +11116,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -11088,12 +11158,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -11130,12 +11201,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -11168,12 +11240,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -11207,12 +11280,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -11248,12 +11322,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread);
         return completion;
@@ -11290,12 +11365,13 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         ValueTask<TResult> completion = behaviour.Completion;
         SpawnAdmitted(behaviour, thread, admitted, cancellationToken);
         return completion;
@@ -11325,16 +11401,18 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -11365,16 +11443,18 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -11403,16 +11483,18 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }
@@ -11443,16 +11525,18 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = SnapshotCowns(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
+        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
         if (!TryAdmit())
         {
+            list.Clear();
             return false;
         }
 
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
         behaviour.Init(this, c1, c2, list, body, state);
+        list.Clear();
         SpawnAdmitted(behaviour, thread);
         return true;
     }

@@ -129,12 +129,16 @@ internal abstract partial class Behaviour
 #endif
     }
 
-    /// <summary>The states of a dynamic set, in the caller's order.</summary>
-    protected static IReadOnlyList<T> StatesOf<T>(IAcquirable<T>[] cowns)
+    /// <summary>
+    /// The states of a dynamic set (the first <paramref name="count"/> of <paramref name="cowns"/>), in the caller's
+    /// order. A new array per run: the list is handed to user code, which may keep it past the body; a list reused with
+    /// the pooled behaviour would then show another behaviour's states.
+    /// </summary>
+    protected static IReadOnlyList<T> StatesOf<T>(IAcquirable<T>[] cowns, int count)
         where T : class
     {
-        var states = new T[cowns.Length];
-        for (int i = 0; i < cowns.Length; i++)
+        var states = new T[count];
+        for (int i = 0; i < count; i++)
         {
             // Every state in a dynamic set was stored by a cown whose state type is assignable to T (the list's static
             // type says so), so the cast check would only cost time.
