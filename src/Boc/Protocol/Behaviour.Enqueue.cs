@@ -74,7 +74,7 @@ internal abstract partial class Behaviour
     /// <see cref="Enqueue()"/> for a spawner that holds the calling thread's <see cref="BocThread"/> (null to look it
     /// up only if needed): a behaviour ready at once goes to the worker's next slot without another thread-static
     /// lookup. <paramref name="runInline"/>: the spawner may run the behaviour itself if it is ready at once
-    /// (<see cref="BocRuntime"/>'s "Inline runs"); <paramref name="thread"/> is then the calling thread's.
+    /// ("Inline runs", Behaviour.Inline.cs); <paramref name="thread"/> is then the calling thread's.
     /// </summary>
     internal void Enqueue(BocThread? thread, bool runInline)
     {
@@ -141,7 +141,7 @@ internal abstract partial class Behaviour
 
     /// <summary>
     /// Starts a behaviour that its spawner found ready (it holds every cown): runs it here if the spawner may
-    /// (<paramref name="runInline"/>, decided by <see cref="BocRuntime"/>'s "Inline runs"), else dispatches it.
+    /// (<paramref name="runInline"/>, decided as "Inline runs" in Behaviour.Inline.cs says), else dispatches it.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void StartReady(BocThread? thread, bool runInline)
