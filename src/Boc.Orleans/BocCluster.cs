@@ -79,6 +79,12 @@ public sealed partial class BocCluster : IBocCluster
         Exception? lastFailure = null;
         for (int attempt = 0; attempt < _options.MaxAttempts; attempt++)
         {
+            if (attempt > 0)
+            {
+                // A lost cown usually means a dead silo: give the membership time to declare it and the grain to move.
+                await Task.Delay(Math.Min(50 << Math.Min(attempt, 6), 2000)).ConfigureAwait(true);
+            }
+
             Interlocked.Increment(ref s_attempts);
             var id = Guid.NewGuid();
             int enqueued = 0;
