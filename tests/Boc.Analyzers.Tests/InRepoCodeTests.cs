@@ -1,5 +1,6 @@
 using System.Collections.Immutable;
 using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp;
 using static Boc.Analyzers.Tests.AnalyzerHarness;
 
 namespace Boc.Analyzers.Tests;
@@ -10,6 +11,13 @@ namespace Boc.Analyzers.Tests;
 /// </summary>
 public class InRepoCodeTests
 {
+    // What Orleans' packages add to a project with ImplicitUsings (their build targets).
+    private const string OrleansImplicitUsings = """
+        global using Orleans;
+        global using Orleans.Hosting;
+        global using Orleans.Runtime;
+        """;
+
     // What the SDK's ImplicitUsings adds to console projects.
     internal const string ImplicitUsings = """
         global using System;
@@ -71,20 +79,25 @@ public class InRepoCodeTests
             .Order(StringComparer.Ordinal)
             .Select(File.ReadAllText)
             .Append(ImplicitUsings)
+            .Concat(UsesOrleans(project) ? [OrleansImplicitUsings] : [])
             .ToList();
         Assert.True(sources.Count > 1, $"no sources in {relativeProject}");
 
         IEnumerable<MetadataReference> extra = ProgramReferences();
 
-        ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(Compile(sources, extra, OutputKind.ConsoleApplication));
+        // Named as the project's assembly, so that a library's InternalsVisibleTo for it applies (the Orleans benchmark
+        // reads Boc.Orleans' internal abandon count).
+        CSharpCompilation compilation = Compile(sources, extra, OutputKind.ConsoleApplication).WithAssemblyName(Path.GetFileNameWithoutExtension(project));
+        ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(compilation);
         Assert.True(diagnostics.IsEmpty, $"{relativeProject}:\n" + string.Join("\n", diagnostics));
     }
 
     /// <summary>
     /// What in-repo programs and documentation snippets may use besides Boc and the BCL: BenchmarkDotNet and Akka.NET
-    /// (the benchmarks' baselines), Boc.Extensions.Hosting, Boc.Testing with xUnit (the systematic-testing example), and
-    /// the whole ASP.NET Core shared framework (the samples
-    /// include an ASP.NET Core service and a worker service; it has Microsoft.Extensions.Hosting and friends too).
+    /// (the benchmarks' baselines), Boc.Extensions.Hosting, Boc.Testing with xUnit (the systematic-testing example),
+    /// Boc.Orleans with Orleans' assemblies (the distributed sample and benchmark), and the whole ASP.NET Core shared
+    /// framework (the samples include an ASP.NET Core service and a worker service; it has Microsoft.Extensions.Hosting
+    /// and friends too).
     /// </summary>
     internal static IEnumerable<MetadataReference> ProgramReferences() =>
         new[]
@@ -97,8 +110,24 @@ public class InRepoCodeTests
             typeof(Xunit.FactAttribute).Assembly,
             typeof(Xunit.Assert).Assembly,
         }.Distinct().Select(a => a.Location)
+            .Concat(OrleansAssemblies())
             .Concat(Directory.EnumerateFiles(Path.GetDirectoryName(typeof(Microsoft.AspNetCore.Builder.WebApplication).Assembly.Location)!, "*.dll"))
             .Select(path => (MetadataReference)MetadataReference.CreateFromFile(path));
+
+    private static bool UsesOrleans(string project) =>
+        System.Xml.Linq.XDocument.Load(project).Descendants()
+            .Any(e => e.Name.LocalName is "PackageReference" or "ProjectReference" && (e.Attribute("Include")?.Value.Contains("Orleans", StringComparison.Ordinal) ?? false));
+
+    /// <summary>
+    /// Boc.Orleans and Orleans' assemblies, from the distributed benchmark's build in this test's configuration (the
+    /// project builds it first; Orleans' packages need a newer Roslyn than this project pins, so it cannot reference them).
+    /// </summary>
+    private static IEnumerable<string> OrleansAssemblies()
+    {
+        string configuration = new DirectoryInfo(AppContext.BaseDirectory).Parent!.Name;
+        string output = Path.Combine(RepoRoot(), "benchmarks", "Boc.Orleans.Bench", "bin", configuration, "net10.0");
+        return Directory.EnumerateFiles(output, "Orleans*.dll").Append(Path.Combine(output, "Boc.Orleans.dll"));
+    }
 
     private static IEnumerable<string> SourcesOf(string directory) =>
         Directory.EnumerateFiles(directory, "*.cs", SearchOption.AllDirectories).Where(f => !IsBuildOutput(directory, f));
