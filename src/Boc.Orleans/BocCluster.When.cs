@@ -1,6 +1,7 @@
 namespace Boc.Orleans;
 
-// The WhenAsync overloads: validate every argument and build the plan before anything is sent, then run it.
+// The WhenAsync overloads: each shape's three simpler body forms adapt their body to the asynchronous result form, and
+// Spawn validates every argument and builds the plan before anything is sent, then runs it.
 public sealed partial class BocCluster
 {
     /// <inheritdoc/>
@@ -8,12 +9,9 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Build();
-        return RunAsync<object?>(plan, () =>
+        return Spawn(c1, x1 =>
         {
-            body(plan.Arg<T1>(0));
+            body(x1);
             return Task.FromResult<object?>(null);
         });
     }
@@ -23,10 +21,7 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Build();
-        return RunAsync(plan, () => Task.FromResult(body(plan.Arg<T1>(0))));
+        return Spawn(c1, x1 => Task.FromResult(body(x1)));
     }
 
     /// <inheritdoc/>
@@ -34,12 +29,9 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Build();
-        return RunAsync<object?>(plan, async () =>
+        return Spawn<T1, object?>(c1, async x1 =>
         {
-            await body(plan.Arg<T1>(0)).ConfigureAwait(true);
+            await body(x1).ConfigureAwait(true);
             return null;
         });
     }
@@ -49,10 +41,7 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Build();
-        return RunAsync(plan, () => body(plan.Arg<T1>(0)));
+        return Spawn(c1, body);
     }
 
     /// <inheritdoc/>
@@ -61,13 +50,9 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Build();
-        return RunAsync<object?>(plan, () =>
+        return Spawn(c1, c2, (x1, x2) =>
         {
-            body(plan.Arg<T1>(0), plan.Arg<T2>(1));
+            body(x1, x2);
             return Task.FromResult<object?>(null);
         });
     }
@@ -78,11 +63,7 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Build();
-        return RunAsync(plan, () => Task.FromResult(body(plan.Arg<T1>(0), plan.Arg<T2>(1))));
+        return Spawn(c1, c2, (x1, x2) => Task.FromResult(body(x1, x2)));
     }
 
     /// <inheritdoc/>
@@ -91,13 +72,9 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Build();
-        return RunAsync<object?>(plan, async () =>
+        return Spawn<T1, T2, object?>(c1, c2, async (x1, x2) =>
         {
-            await body(plan.Arg<T1>(0), plan.Arg<T2>(1)).ConfigureAwait(true);
+            await body(x1, x2).ConfigureAwait(true);
             return null;
         });
     }
@@ -108,11 +85,7 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Build();
-        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1)));
+        return Spawn(c1, c2, body);
     }
 
     /// <inheritdoc/>
@@ -122,14 +95,9 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Add(c3, nameof(c3));
-        plan.Build();
-        return RunAsync<object?>(plan, () =>
+        return Spawn(c1, c2, c3, (x1, x2, x3) =>
         {
-            body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2));
+            body(x1, x2, x3);
             return Task.FromResult<object?>(null);
         });
     }
@@ -141,12 +109,7 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Add(c3, nameof(c3));
-        plan.Build();
-        return RunAsync(plan, () => Task.FromResult(body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2))));
+        return Spawn(c1, c2, c3, (x1, x2, x3) => Task.FromResult(body(x1, x2, x3)));
     }
 
     /// <inheritdoc/>
@@ -156,14 +119,9 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Add(c3, nameof(c3));
-        plan.Build();
-        return RunAsync<object?>(plan, async () =>
+        return Spawn<T1, T2, T3, object?>(c1, c2, c3, async (x1, x2, x3) =>
         {
-            await body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2)).ConfigureAwait(true);
+            await body(x1, x2, x3).ConfigureAwait(true);
             return null;
         });
     }
@@ -175,12 +133,7 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Add(c3, nameof(c3));
-        plan.Build();
-        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2)));
+        return Spawn(c1, c2, c3, body);
     }
 
     /// <inheritdoc/>
@@ -188,12 +141,9 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.AddAll(cowns, nameof(cowns));
-        plan.Build();
-        return RunAsync<object?>(plan, () =>
+        return Spawn(cowns, states =>
         {
-            body(plan.Args<T>());
+            body(states);
             return Task.FromResult<object?>(null);
         });
     }
@@ -203,10 +153,7 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.AddAll(cowns, nameof(cowns));
-        plan.Build();
-        return RunAsync(plan, () => Task.FromResult(body(plan.Args<T>())));
+        return Spawn(cowns, states => Task.FromResult(body(states)));
     }
 
     /// <inheritdoc/>
@@ -214,12 +161,9 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        var plan = new SpawnPlan(this);
-        plan.AddAll(cowns, nameof(cowns));
-        plan.Build();
-        return RunAsync<object?>(plan, async () =>
+        return Spawn<T, object?>(cowns, async states =>
         {
-            await body(plan.Args<T>()).ConfigureAwait(true);
+            await body(states).ConfigureAwait(true);
             return null;
         });
     }
@@ -229,6 +173,45 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
+        return Spawn(cowns, body);
+    }
+
+    private Task<TResult> Spawn<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, Task<TResult>> body)
+        where T1 : class, new()
+    {
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Build();
+        return RunAsync(plan, () => body(plan.Arg<T1>(0)));
+    }
+
+    private Task<TResult> Spawn<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
+        where T1 : class, new()
+        where T2 : class, new()
+    {
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Build();
+        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1)));
+    }
+
+    private Task<TResult> Spawn<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
+        where T1 : class, new()
+        where T2 : class, new()
+        where T3 : class, new()
+    {
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Add(c3, nameof(c3));
+        plan.Build();
+        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2)));
+    }
+
+    private Task<TResult> Spawn<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task<TResult>> body)
+        where T : class, new()
+    {
         var plan = new SpawnPlan(this);
         plan.AddAll(cowns, nameof(cowns));
         plan.Build();
