@@ -1,7 +1,6 @@
 namespace Boc.Orleans;
 
-// The WhenAsync overloads: each shape's three simpler body forms adapt their body to the asynchronous result form, and
-// Spawn validates every argument and builds the plan before anything is sent, then runs it.
+// The WhenAsync overloads: validate every argument and build the plan before anything is sent, then run it.
 public sealed partial class BocCluster
 {
     /// <inheritdoc/>
@@ -9,9 +8,12 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, x1 =>
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Build();
+        return RunAsync<object?>(plan, () =>
         {
-            body(x1);
+            body(plan.Arg<T1>(0));
             return Task.FromResult<object?>(null);
         });
     }
@@ -21,7 +23,10 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, x1 => Task.FromResult(body(x1)));
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Build();
+        return RunAsync(plan, () => Task.FromResult(body(plan.Arg<T1>(0))));
     }
 
     /// <inheritdoc/>
@@ -29,9 +34,12 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn<T1, object?>(c1, async x1 =>
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Build();
+        return RunAsync<object?>(plan, async () =>
         {
-            await body(x1).ConfigureAwait(true);
+            await body(plan.Arg<T1>(0)).ConfigureAwait(true);
             return null;
         });
     }
@@ -41,7 +49,10 @@ public sealed partial class BocCluster
         where T1 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, body);
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Build();
+        return RunAsync(plan, () => body(plan.Arg<T1>(0)));
     }
 
     /// <inheritdoc/>
@@ -50,9 +61,13 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, c2, (x1, x2) =>
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Build();
+        return RunAsync<object?>(plan, () =>
         {
-            body(x1, x2);
+            body(plan.Arg<T1>(0), plan.Arg<T2>(1));
             return Task.FromResult<object?>(null);
         });
     }
@@ -63,7 +78,11 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, c2, (x1, x2) => Task.FromResult(body(x1, x2)));
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Build();
+        return RunAsync(plan, () => Task.FromResult(body(plan.Arg<T1>(0), plan.Arg<T2>(1))));
     }
 
     /// <inheritdoc/>
@@ -72,9 +91,13 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn<T1, T2, object?>(c1, c2, async (x1, x2) =>
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Build();
+        return RunAsync<object?>(plan, async () =>
         {
-            await body(x1, x2).ConfigureAwait(true);
+            await body(plan.Arg<T1>(0), plan.Arg<T2>(1)).ConfigureAwait(true);
             return null;
         });
     }
@@ -85,7 +108,11 @@ public sealed partial class BocCluster
         where T2 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, c2, body);
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Build();
+        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1)));
     }
 
     /// <inheritdoc/>
@@ -95,9 +122,14 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, c2, c3, (x1, x2, x3) =>
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Add(c3, nameof(c3));
+        plan.Build();
+        return RunAsync<object?>(plan, () =>
         {
-            body(x1, x2, x3);
+            body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2));
             return Task.FromResult<object?>(null);
         });
     }
@@ -109,7 +141,12 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, c2, c3, (x1, x2, x3) => Task.FromResult(body(x1, x2, x3)));
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Add(c3, nameof(c3));
+        plan.Build();
+        return RunAsync(plan, () => Task.FromResult(body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2))));
     }
 
     /// <inheritdoc/>
@@ -119,9 +156,14 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn<T1, T2, T3, object?>(c1, c2, c3, async (x1, x2, x3) =>
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Add(c3, nameof(c3));
+        plan.Build();
+        return RunAsync<object?>(plan, async () =>
         {
-            await body(x1, x2, x3).ConfigureAwait(true);
+            await body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2)).ConfigureAwait(true);
             return null;
         });
     }
@@ -133,7 +175,12 @@ public sealed partial class BocCluster
         where T3 : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(c1, c2, c3, body);
+        var plan = new SpawnPlan(this);
+        plan.Add(c1, nameof(c1));
+        plan.Add(c2, nameof(c2));
+        plan.Add(c3, nameof(c3));
+        plan.Build();
+        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2)));
     }
 
     /// <inheritdoc/>
@@ -141,9 +188,12 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(cowns, states =>
+        var plan = new SpawnPlan(this);
+        plan.AddAll(cowns, nameof(cowns));
+        plan.Build();
+        return RunAsync<object?>(plan, () =>
         {
-            body(states);
+            body(plan.Args<T>());
             return Task.FromResult<object?>(null);
         });
     }
@@ -153,7 +203,10 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(cowns, states => Task.FromResult(body(states)));
+        var plan = new SpawnPlan(this);
+        plan.AddAll(cowns, nameof(cowns));
+        plan.Build();
+        return RunAsync(plan, () => Task.FromResult(body(plan.Args<T>())));
     }
 
     /// <inheritdoc/>
@@ -161,9 +214,12 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn<T, object?>(cowns, async states =>
+        var plan = new SpawnPlan(this);
+        plan.AddAll(cowns, nameof(cowns));
+        plan.Build();
+        return RunAsync<object?>(plan, async () =>
         {
-            await body(states).ConfigureAwait(true);
+            await body(plan.Args<T>()).ConfigureAwait(true);
             return null;
         });
     }
@@ -173,45 +229,6 @@ public sealed partial class BocCluster
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(body);
-        return Spawn(cowns, body);
-    }
-
-    private Task<TResult> Spawn<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, Task<TResult>> body)
-        where T1 : class, new()
-    {
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Build();
-        return RunAsync(plan, () => body(plan.Arg<T1>(0)));
-    }
-
-    private Task<TResult> Spawn<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
-        where T1 : class, new()
-        where T2 : class, new()
-    {
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Build();
-        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1)));
-    }
-
-    private Task<TResult> Spawn<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
-        where T1 : class, new()
-        where T2 : class, new()
-        where T3 : class, new()
-    {
-        var plan = new SpawnPlan(this);
-        plan.Add(c1, nameof(c1));
-        plan.Add(c2, nameof(c2));
-        plan.Add(c3, nameof(c3));
-        plan.Build();
-        return RunAsync(plan, () => body(plan.Arg<T1>(0), plan.Arg<T2>(1), plan.Arg<T3>(2)));
-    }
-
-    private Task<TResult> Spawn<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task<TResult>> body)
-        where T : class, new()
-    {
         var plan = new SpawnPlan(this);
         plan.AddAll(cowns, nameof(cowns));
         plan.Build();
