@@ -77,7 +77,11 @@ public sealed class HandlerSelfWaitTests
         });
         var counter = new Cown<Counter>(new Counter());
 
-        // Work queued behind the failing behaviour is accepted before the shutdown begins, so the drain must run it.
+        // Work queued behind the failing behaviour is accepted before the shutdown begins, so the drain must run it. A
+        // gate behaviour holds the cown until everything is queued: otherwise the failure (and the shutdown) could come
+        // before the test has spawned the work behind it.
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        runtime.When(counter, async _ => await gate.Task);
         if (asyncBody)
         {
             runtime.When(counter, async _ =>
@@ -95,6 +99,8 @@ public sealed class HandlerSelfWaitTests
         {
             runtime.When(counter, c => c.Value++);
         }
+
+        gate.SetResult();
 
         Task drain = await shutdown.Task.Guard();
         await drain.Guard();

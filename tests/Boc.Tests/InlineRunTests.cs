@@ -399,7 +399,6 @@ public sealed class InlineRunTests(ITestOutputHelper output)
 
         Task[] producers = Enumerable.Range(0, 4).Select(p => Task.Run(async () =>
         {
-            started.Signal();
             for (int i = 0; ; i++)
             {
                 int id = Interlocked.Increment(ref next);
@@ -414,6 +413,12 @@ public sealed class InlineRunTests(ITestOutputHelper output)
                 }
 
                 accepted.Add(id);
+                if (i == 0)
+                {
+                    // Disposal starts once every producer has had a spawn accepted: the burst is under way.
+                    started.Signal();
+                }
+
                 await spawned;
             }
         })).ToArray();
