@@ -241,7 +241,7 @@ internal abstract partial class Behaviour
 
             // An appender is writing its body (or one claimed between our read and the CAS): it ends its claim without
             // waiting for anything, so this wait is short unless it was preempted.
-            spin.SpinOnce(LongWaitSleepThreshold);
+            AwaitStep(ref spin, _first.Target);
             seen = Volatile.Read(ref word);
         }
     }

@@ -168,6 +168,9 @@ internal abstract partial class Behaviour
         // Exchange is a full fence: everything this spawner wrote before (the slots, the countdown) is visible to
         // whoever reads Last and finds this behaviour.
         previous = Interlocked.Exchange(ref cown.Last, this);
+#if DEBUG
+        ProtocolTestHooks.Exchanged?.Invoke(cown);
+#endif
         if (previous is null)
         {
             return TakeTurnFromEmptyQueue(ref slot);
@@ -232,7 +235,7 @@ internal abstract partial class Behaviour
             var spin = default(SpinWait);
             while ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
             {
-                spin.SpinOnce(LongWaitSleepThreshold);
+                AwaitStep(ref spin, cown);
             }
         }
 
@@ -262,6 +265,9 @@ internal abstract partial class Behaviour
         // Plain write: the Exchange below is a full fence that publishes it (and the slot).
         _countdown = 1;
         Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
+#if DEBUG
+        ProtocolTestHooks.Exchanged?.Invoke(cown);
+#endif
         if (previous is not null)
         {
             // At the tail of a busy queue, and nothing can run it before the link below: an appendable behaviour opens

@@ -195,7 +195,7 @@ internal abstract partial class Behaviour
             var spin = default(SpinWait);
             while ((next = Volatile.Read(ref slot.Next)) is null)
             {
-                spin.SpinOnce(LongWaitSleepThreshold);
+                AwaitStep(ref spin, slot.Target);
             }
         }
 

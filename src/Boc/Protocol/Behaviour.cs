@@ -54,6 +54,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // the other while the other slept: each woke a millisecond later to find its partner now asleep in its own wait,
     // a convoy in which Dining Philosophers (full) ran about one behaviour per millisecond per worker for hundreds of
     // milliseconds (both workers seen in Thread.Sleep inside bodies, issue 39).
+    // ProtocolWaitTests pins a partner mid-step and checks that its waiter keeps yielding.
     private const int LongWaitSleepThreshold = -1;
     private const int InsertionSortLimit = 16;
 
@@ -406,5 +407,18 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             (_first, second) = (second, _first);
             _pairSwapped = true;
         }
+    }
+
+    /// <summary>
+    /// One iteration of a cross-thread wait on <paramref name="cown"/> for another thread's protocol step (a
+    /// predecessor's Scheduled flag, a successor's link, an appender's Writing bit): spin, then yield, never sleep
+    /// (<see cref="LongWaitSleepThreshold"/>).
+    /// </summary>
+    private static void AwaitStep(ref SpinWait spin, Cown cown)
+    {
+#if DEBUG
+        ProtocolTestHooks.Waiting?.Invoke(cown, spin.Count);
+#endif
+        spin.SpinOnce(LongWaitSleepThreshold);
     }
 }
