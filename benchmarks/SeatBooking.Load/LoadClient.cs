@@ -10,7 +10,7 @@ namespace SeatBooking.Load;
 /// mode a booking takes its seats from the hot set (the first <see cref="LoadOptions.HotSeats"/> seats) with
 /// probability <see cref="LoadOptions.HotShare"/>%.
 /// </summary>
-internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOptions options, Random random, Stopwatch clock, long measureFrom, long measureTo)
+internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOptions options, Random random, Stopwatch clock, MeasurementWindow window)
 {
     private readonly List<(int Customer, long Id)> _mine = [];
 
@@ -25,9 +25,16 @@ internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOption
 
     public async Task RunAsync()
     {
-        while (clock.ElapsedTicks < measureTo)
+        while (true)
         {
+            // One read per request: the window is set once, when the warm-up ends.
+            (long measureFrom, long measureTo) = window.Bounds;
             long start = clock.ElapsedTicks;
+            if (start >= measureTo)
+            {
+                return;
+            }
+
             HttpStatusCode status = await OneRequestAsync();
             long end = clock.ElapsedTicks;
             if (start >= measureFrom && end <= measureTo)
@@ -86,4 +93,25 @@ internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOption
 
         return response.StatusCode;
     }
+}
+
+/// <summary>When latencies count (clock ticks, from and to): open-ended while the warm-up lasts, then fixed once.</summary>
+internal sealed class MeasurementWindow
+{
+    // One reference, so that a reader never sees the start of one window with the end of another.
+    private volatile Ticks _bounds = new(long.MaxValue, long.MaxValue);
+
+    public (long From, long To) Bounds
+    {
+        get
+        {
+            Ticks bounds = _bounds;
+            return (bounds.From, bounds.To);
+        }
+    }
+
+    /// <summary>Ends the warm-up: requests that start at <paramref name="from"/> or later and end by <paramref name="to"/> count.</summary>
+    public void Open(long from, long to) => _bounds = new Ticks(from, to);
+
+    private sealed record Ticks(long From, long To);
 }

@@ -6,7 +6,7 @@ namespace SeatBooking.Load;
 internal sealed record LoadOptions
 {
     public const string Usage =
-        "usage: [--clients N[,N…]] [--seconds S>0] [--warmup S>=0] [--runs N>0] [--impl boc,boc-scheduler,lock,channel] "
+        "usage: [--clients N[,N…]] [--seconds S>0] [--warmup S>=0] [--warmup-max S>=warmup] [--runs N>0] [--impl boc,boc-scheduler,lock,channel] "
         + "[--contended] [--hot-seats N>0] [--hot-share 0-100] [--pricing-us N>=0] [--seed N] [--in-process]";
 
     private static readonly string[] KnownImplementations = ["boc", "boc-scheduler", "lock", "channel"];
@@ -15,7 +15,14 @@ internal sealed record LoadOptions
 
     public required double Seconds { get; init; }
 
+    /// <summary>Gets the shortest warm-up, in seconds; it goes on while the service's JIT is busy.</summary>
     public required double Warmup { get; init; }
+
+    /// <summary>Gets the longest warm-up, in seconds, however busy the JIT still is.</summary>
+    public required double WarmupMax { get; init; }
+
+    /// <summary>Gets the JIT rate (methods compiled in one second) below which, two seconds in a row, the service is warm.</summary>
+    public int JitQuietPerSecond { get; init; } = 20;
 
     public required int Runs { get; init; }
 
@@ -42,7 +49,7 @@ internal sealed record LoadOptions
     {
         var known = new HashSet<string>(StringComparer.Ordinal)
         {
-            "--clients", "--seconds", "--warmup", "--runs", "--impl", "--hot-seats", "--hot-share", "--pricing-us", "--seed",
+            "--clients", "--seconds", "--warmup", "--warmup-max", "--runs", "--impl", "--hot-seats", "--hot-share", "--pricing-us", "--seed",
         };
         for (int i = 0; i < args.Length; i++)
         {
@@ -64,7 +71,8 @@ internal sealed record LoadOptions
         {
             Clients = Option(args, "--clients", "16").Split(',').Select(Int).ToArray(),
             Seconds = Double(Option(args, "--seconds", "5")),
-            Warmup = Double(Option(args, "--warmup", "2")),
+            Warmup = Double(Option(args, "--warmup", "5")),
+            WarmupMax = Double(Option(args, "--warmup-max", "60")),
             Runs = Int(Option(args, "--runs", "1")),
             Implementations = Option(args, "--impl", "boc,boc-scheduler,lock,channel").Split(',', StringSplitOptions.RemoveEmptyEntries),
             Contended = contended,
@@ -75,7 +83,7 @@ internal sealed record LoadOptions
             InProcess = args.Contains("--in-process"),
         };
 
-        if (options.Clients.Any(c => c < 1) || options.Seconds <= 0 || options.Warmup < 0 || options.Runs < 1
+        if (options.Clients.Any(c => c < 1) || options.Seconds <= 0 || options.Warmup < 0 || options.WarmupMax < options.Warmup || options.Runs < 1
             || options.Implementations.Count == 0 || options.Implementations.Any(i => !KnownImplementations.Contains(i))
             || options.Implementations.Distinct().Count() != options.Implementations.Count
             || options.HotSeats < 4 || options.HotShare is < 0 or > 100 || options.PricingMicroseconds < 0)

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Net.Http.Json;
+using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -10,7 +11,13 @@ using SeatBooking.Venue;
 namespace SeatBooking.Load;
 
 /// <summary>The outcome of one run: one implementation, one client count, one seed.</summary>
-internal sealed record RunResult(double RequestsPerSecond, double P50, double P99, long Booked, long Refused, long Errors, Audit Audit)
+/// <remarks>
+/// <paramref name="WarmupSeconds"/>: how long the warm-up lasted; <paramref name="JitMethodsMeasured"/>: methods the
+/// service's JIT compiled during the measured window (in process, this process's, clients included), or -1 if the
+/// service never reported its count.
+/// </remarks>
+internal sealed record RunResult(
+    double RequestsPerSecond, double P50, double P99, long Booked, long Refused, long Errors, Audit Audit, double WarmupSeconds, long JitMethodsMeasured)
 {
     /// <summary>Gets whether every response was one the service may give and the venue added up afterwards.</summary>
     public bool Good => Errors == 0 && Audit.Consistent;
@@ -42,12 +49,18 @@ internal static class LoadRun
         using var http = new HttpClient(handler) { BaseAddress = service.Address };
         var venue = new VenueOptions();
         var clock = Stopwatch.StartNew();
-        long measureFrom = (long)(options.Warmup * Stopwatch.Frequency);
-        long measureTo = measureFrom + (long)(options.Seconds * Stopwatch.Frequency);
+        var window = new MeasurementWindow();
         LoadClient[] workers = Enumerable.Range(0, clients)
-            .Select(i => new LoadClient(http, venue, options, new Random((seed * 1000) + i), clock, measureFrom, measureTo))
+            .Select(i => new LoadClient(http, venue, options, new Random((seed * 1000) + i), clock, window))
             .ToArray();
-        await Task.WhenAll(workers.Select(w => Task.Run(w.RunAsync)));
+        Task clientsDone = Task.WhenAll(workers.Select(w => Task.Run(w.RunAsync)));
+
+        double warmup = await WarmUpAsync(options, service, clock);
+        long from = clock.ElapsedTicks;
+        window.Open(from, from + (long)(options.Seconds * Stopwatch.Frequency));
+        long jitAtStart = service.CompiledMethods;
+        await clientsDone;
+        long jitMeasured = jitAtStart < 0 ? -1 : service.CompiledMethods - jitAtStart;
 
         long[] latencies = workers.SelectMany(w => w.Latencies).Order().ToArray();
         Audit audit = (await http.GetFromJsonAsync<Audit>("/audit"))!;
@@ -58,7 +71,31 @@ internal static class LoadRun
             workers.Sum(w => w.Booked),
             workers.Sum(w => w.Refused),
             workers.Sum(w => w.Errors),
-            audit);
+            audit,
+            warmup,
+            jitMeasured);
+    }
+
+    /// <summary>
+    /// Drives the warm-up: at least <see cref="LoadOptions.Warmup"/> seconds, then on until the service's JIT compiled
+    /// fewer than <see cref="LoadOptions.JitQuietPerSecond"/> methods in each of two seconds in a row (tiered
+    /// compilation is done with the paths the load uses; one quiet second can fall between two waves of it), or
+    /// <see cref="LoadOptions.WarmupMax"/> seconds have passed. Returns its length in seconds.
+    /// </summary>
+    private static async Task<double> WarmUpAsync(LoadOptions options, IServiceUnderTest service, Stopwatch clock)
+    {
+        await Task.Delay(TimeSpan.FromSeconds(options.Warmup));
+        long last = service.CompiledMethods;
+        int quietSeconds = 0;
+        while (quietSeconds < 2 && clock.Elapsed.TotalSeconds < options.WarmupMax)
+        {
+            await Task.Delay(TimeSpan.FromSeconds(Math.Min(1, options.WarmupMax - clock.Elapsed.TotalSeconds)));
+            long now = service.CompiledMethods;
+            quietSeconds = now - last < options.JitQuietPerSecond ? quietSeconds + 1 : 0;
+            last = now;
+        }
+
+        return clock.Elapsed.TotalSeconds;
     }
 
     private static double Percentile(long[] sorted, double p) =>
@@ -69,12 +106,18 @@ internal static class LoadRun
 internal interface IServiceUnderTest : IAsyncDisposable
 {
     Uri Address { get; }
+
+    /// <summary>Gets how many methods the service's JIT has compiled so far (as last reported).</summary>
+    long CompiledMethods { get; }
 }
 
 /// <summary>The service hosted in this process (quick; clients and server share the thread pool).</summary>
 internal sealed class InProcessService(WebApplication app, Uri address) : IServiceUnderTest
 {
     public Uri Address { get; } = address;
+
+    /// <summary>This process's count: the service shares it with the clients here.</summary>
+    public long CompiledMethods => System.Runtime.JitInfo.GetCompiledMethodCount();
 
     public static async Task<IServiceUnderTest> StartAsync(IEnumerable<string> settings)
     {
@@ -93,13 +136,16 @@ internal sealed class InProcessService(WebApplication app, Uri address) : IServi
 
 /// <summary>
 /// The service in a process of its own: the sample's build (copied beside this tool by the project reference), started
-/// with <c>dotnet SeatBooking.dll</c> on a free loopback port, which it reports on its console.
+/// with <c>dotnet SeatBooking.dll</c> on a free loopback port, which it reports on its console. This tool's assembly
+/// goes in as a startup hook (<see cref="StartupHook"/>), which reports the service's JIT count on the same console.
 /// </summary>
-internal sealed class ServiceProcess(Process process, Uri address) : IServiceUnderTest
+internal sealed class ServiceProcess(Process process, Uri address, StrongBox<long> compiledMethods) : IServiceUnderTest
 {
     private static readonly TimeSpan StartLimit = TimeSpan.FromSeconds(60);
 
     public Uri Address { get; } = address;
+
+    public long CompiledMethods => Volatile.Read(ref compiledMethods.Value);
 
     public static async Task<IServiceUnderTest> StartAsync(IEnumerable<string> settings)
     {
@@ -111,6 +157,8 @@ internal sealed class ServiceProcess(Process process, Uri address) : IServiceUnd
             UseShellExecute = false,
             WorkingDirectory = AppContext.BaseDirectory,
         };
+        start.Environment["DOTNET_STARTUP_HOOKS"] = typeof(StartupHook).Assembly.Location;
+        var compiled = new StrongBox<long>(-1);
         foreach (string argument in (IEnumerable<string>)[dll, "--urls", "http://127.0.0.1:0", .. settings, "--Logging:LogLevel:Microsoft.Hosting.Lifetime", "Information"])
         {
             start.ArgumentList.Add(argument);
@@ -129,7 +177,7 @@ internal sealed class ServiceProcess(Process process, Uri address) : IServiceUnd
         try
         {
             Uri address = await listening.Task.WaitAsync(StartLimit);
-            return new ServiceProcess(process, address);
+            return new ServiceProcess(process, address, compiled);
         }
         catch
         {
@@ -142,6 +190,12 @@ internal sealed class ServiceProcess(Process process, Uri address) : IServiceUnd
         {
             if (line is null)
             {
+                return;
+            }
+
+            if (line.StartsWith(StartupHook.Prefix, StringComparison.Ordinal))
+            {
+                Volatile.Write(ref compiled.Value, long.Parse(line.AsSpan(StartupHook.Prefix.Length), CultureInfo.InvariantCulture));
                 return;
             }
 
