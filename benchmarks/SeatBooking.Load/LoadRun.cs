@@ -14,10 +14,20 @@ namespace SeatBooking.Load;
 /// <remarks>
 /// <paramref name="WarmupSeconds"/>: how long the warm-up lasted; <paramref name="JitMethodsMeasured"/>: methods the
 /// service's JIT compiled during the measured window (in process, this process's, clients included), or -1 if the
-/// service never reported its count.
+/// service never reported its count; <paramref name="CpuMicrosecondsPerRequest"/>: the service process's processor time
+/// (user and kernel, all threads) in the measured window over the requests measured (in process, clients included).
 /// </remarks>
 internal sealed record RunResult(
-    double RequestsPerSecond, double P50, double P99, long Booked, long Refused, long Errors, Audit Audit, double WarmupSeconds, long JitMethodsMeasured)
+    double RequestsPerSecond,
+    double P50,
+    double P99,
+    long Booked,
+    long Refused,
+    long Errors,
+    Audit Audit,
+    double WarmupSeconds,
+    long JitMethodsMeasured,
+    double CpuMicrosecondsPerRequest)
 {
     /// <summary>Gets whether every response was one the service may give and the venue added up afterwards.</summary>
     public bool Good => Errors == 0 && Audit.Consistent;
@@ -59,8 +69,10 @@ internal static class LoadRun
         long from = clock.ElapsedTicks;
         window.Open(from, from + (long)(options.Seconds * Stopwatch.Frequency));
         long jitAtStart = service.CompiledMethods;
+        TimeSpan cpuAtStart = service.ProcessorTime;
         await clientsDone;
         long jitMeasured = jitAtStart < 0 ? -1 : service.CompiledMethods - jitAtStart;
+        TimeSpan cpu = service.ProcessorTime - cpuAtStart;
 
         long[] latencies = workers.SelectMany(w => w.Latencies).Order().ToArray();
         Audit audit = (await http.GetFromJsonAsync<Audit>("/audit"))!;
@@ -73,7 +85,8 @@ internal static class LoadRun
             workers.Sum(w => w.Errors),
             audit,
             warmup,
-            jitMeasured);
+            jitMeasured,
+            latencies.Length == 0 ? 0 : cpu.TotalMicroseconds / latencies.Length);
     }
 
     /// <summary>
@@ -109,6 +122,9 @@ internal interface IServiceUnderTest : IAsyncDisposable
 
     /// <summary>Gets how many methods the service's JIT has compiled so far (as last reported).</summary>
     long CompiledMethods { get; }
+
+    /// <summary>Gets the processor time the service's process has used so far.</summary>
+    TimeSpan ProcessorTime { get; }
 }
 
 /// <summary>The service hosted in this process (quick; clients and server share the thread pool).</summary>
@@ -118,6 +134,15 @@ internal sealed class InProcessService(WebApplication app, Uri address) : IServi
 
     /// <summary>This process's count: the service shares it with the clients here.</summary>
     public long CompiledMethods => System.Runtime.JitInfo.GetCompiledMethodCount();
+
+    public TimeSpan ProcessorTime
+    {
+        get
+        {
+            using var self = Process.GetCurrentProcess();
+            return self.TotalProcessorTime;
+        }
+    }
 
     public static async Task<IServiceUnderTest> StartAsync(IEnumerable<string> settings)
     {
@@ -146,6 +171,15 @@ internal sealed class ServiceProcess(Process process, Uri address, StrongBox<lon
     public Uri Address { get; } = address;
 
     public long CompiledMethods => Volatile.Read(ref compiledMethods.Value);
+
+    public TimeSpan ProcessorTime
+    {
+        get
+        {
+            process.Refresh();
+            return process.TotalProcessorTime;
+        }
+    }
 
     public static async Task<IServiceUnderTest> StartAsync(IEnumerable<string> settings)
     {

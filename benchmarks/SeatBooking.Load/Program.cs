@@ -39,8 +39,8 @@ Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
     + $"{(options.InProcess ? "server and clients in one process" : "server in its own process per run")}, "
     + $"{(options.Contended ? $"contended ({options.HotShare}% of bookings on {options.HotSeats} hot seats, {options.PricingMicroseconds} µs pricing)" : $"uniform seats, {options.PricingMicroseconds} µs pricing")}, seed {options.Seed}"));
 Console.WriteLine();
-Console.WriteLine("| clients | implementation | requests/s (median, range) | p50 ms | p99 ms (median, range) | ÷ lock req/s | ÷ lock req/s, per run (median, range) | ÷ lock p99 | warm-up s | JIT methods measured | bookings | refused | errors | audit |");
-Console.WriteLine("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+Console.WriteLine("| clients | implementation | requests/s (median, range) | p50 ms | p99 ms (median, range) | ÷ lock req/s | ÷ lock req/s, per run (median, range) | ÷ lock p99 | server CPU µs/request (median) | warm-up s | JIT methods measured | bookings | refused | errors | audit |");
+Console.WriteLine("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
 
 bool allGood = true;
 foreach (int clients in options.Clients)
@@ -57,6 +57,7 @@ foreach (int clients in options.Clients)
             results[implementation].Add(result);
             Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  {clients} clients, run {run + 1}, {implementation}: {result.RequestsPerSecond:F0} req/s, p99 {result.P99:F2} ms, "
+                + $"server CPU {result.CpuMicrosecondsPerRequest:F1} µs/request, "
                 + $"warm-up {result.WarmupSeconds:F1} s, {(result.JitMethodsMeasured < 0 ? "unknown" : result.JitMethodsMeasured)} methods compiled while measured, {(result.Good ? "ok" : "FAILED")}"));
         }
     }
@@ -76,7 +77,7 @@ foreach (int clients in options.Clients)
             + $"| {(lockRate is double l ? (rate / l).ToString("F2", CultureInfo.InvariantCulture) : "–")} "
             + $"| {PerRunRatios(runs, lockRuns)} "
             + $"| {(lockP99 is double lp ? (p99 / lp).ToString("F2", CultureInfo.InvariantCulture) : "–")} "
-            + $"| {Median(runs.Select(r => r.WarmupSeconds)):F1} | {runs.Max(r => r.JitMethodsMeasured)} "
+            + $"| {Median(runs.Select(r => r.CpuMicrosecondsPerRequest)):F1} | {Median(runs.Select(r => r.WarmupSeconds)):F1} | {runs.Max(r => r.JitMethodsMeasured)} "
             + $"| {runs.Sum(r => r.Booked)} | {runs.Sum(r => r.Refused)} | {runs.Sum(r => r.Errors)} | {(good ? "consistent" : "FAILED")} |"));
     }
 }
