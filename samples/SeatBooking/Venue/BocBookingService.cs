@@ -13,6 +13,7 @@ internal sealed class BocBookingService : IBookingService
     private readonly VenueOptions _venue;
     private readonly Cown<Seat>[] _seats;
     private readonly Cown<Customer>[] _customers;
+    private readonly IAcquirable<Seat>[] _seatsReadOnly;
     private readonly IAcquirable<object>[] _everythingReadOnly;
     private long _lastBookingId;
 
@@ -22,6 +23,8 @@ internal sealed class BocBookingService : IBookingService
         _venue = venue;
         _seats = Enumerable.Range(0, venue.Seats).Select(n => new Cown<Seat>(new Seat(n))).ToArray();
         _customers = Enumerable.Range(0, venue.Customers).Select(id => new Cown<Customer>(new Customer(id, venue.InitialBalance))).ToArray();
+        // Read-only requests are made once: a query passes a slice of them without copying.
+        _seatsReadOnly = [.. _seats.Select(s => (IAcquirable<Seat>)Cown.Read(s))];
         // IAcquirable<out T> is covariant: seats and customers go into one read-only set of objects.
         _everythingReadOnly = [.. _customers.Select(c => (IAcquirable<object>)Cown.Read(c)), .. _seats.Select(s => (IAcquirable<object>)Cown.Read(s))];
     }
@@ -56,8 +59,18 @@ internal sealed class BocBookingService : IBookingService
 
     public Task<IReadOnlyList<SeatView>> GetSeatsAsync(int first, int count)
     {
-        IAcquirable<Seat>[] seats = _seats.AsSpan(first, count).ToArray().Select(s => (IAcquirable<Seat>)Cown.Read(s)).ToArray();
-        return _runtime.WhenAsync(seats, static states => (IReadOnlyList<SeatView>)states.Select(s => s.View()).ToArray()).AsTask();
+        // The runtime copies the set before it returns, so the slice need not outlive the call.
+        var seats = new ArraySegment<IAcquirable<Seat>>(_seatsReadOnly, first, count);
+        return _runtime.WhenAsync(seats, static states =>
+        {
+            var views = new SeatView[states.Count];
+            for (int i = 0; i < views.Length; i++)
+            {
+                views[i] = states[i].View();
+            }
+
+            return (IReadOnlyList<SeatView>)views;
+        }).AsTask();
     }
 
     public Task<CustomerView> GetCustomerAsync(int customer) =>

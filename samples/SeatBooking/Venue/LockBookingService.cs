@@ -60,7 +60,13 @@ internal sealed class LockBookingService : IBookingService
         Seat[] seats = _seats.AsSpan(first, count).ToArray();
         using (LockInOrder(seats))
         {
-            return Task.FromResult<IReadOnlyList<SeatView>>(seats.Select(s => s.View()).ToArray());
+            var views = new SeatView[seats.Length];
+            for (int i = 0; i < views.Length; i++)
+            {
+                views[i] = seats[i].View();
+            }
+
+            return Task.FromResult<IReadOnlyList<SeatView>>(views);
         }
     }
 
