@@ -76,7 +76,7 @@ public sealed partial class BocRuntime
         // Count every member in, then check for disposal (the Dekker pair of SpawnAdmitted); a disposed runtime counts
         // them out again and enqueues none. OnSpawn first, as in SpawnAdmitted: it also says which worker counts.
         BocThread thread = BocThread.Current;
-        int worker = _bocScheduler?.OnSpawn(thread) ?? -1;
+        int worker = _bocScheduler?.OnSpawn(thread, target: null) ?? -1;
         for (int i = 0; i < count; i++)
         {
             _pending.Spawned(worker, thread);

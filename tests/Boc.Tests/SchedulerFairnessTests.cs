@@ -300,6 +300,58 @@ public sealed class SchedulerFairnessTests
     }
 
     [Fact]
+    public async Task ABodyThatThenSpawnsOntoAnotherCown_KeepsTheBehaviourItMadeReadyOnItsOwnWorker()
+    {
+        // An actor's reply-then-send: the first spawn is ready at once and goes to this worker's next slot; the second
+        // goes onto another cown, held by an asynchronous body, so it cannot be ready and cannot queue behind the first.
+        // The first then stays in the slot and runs next on the same worker, after the body. The body waits a while
+        // after its second spawn (until the reply has run, or 20 ms): long enough for the idle worker to take a
+        // behaviour handed over to the queue, as every second spawn did before this rule. The stuck-work poll is off, so
+        // only a hand-over can move the reply; the body's thread and the reply's are the oracle.
+        using var scheduler = new BocScheduler(2, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        var sender = new Cown<Counter>(new Counter());
+        var partner = new Cown<Counter>(new Counter());
+        var gate = new Cown<Counter>(new Counter());
+        var open = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        runtime.When(gate, async _ => await open.Task);
+        var moved = new List<int>();
+        const int Rounds = 40;
+        for (int round = 0; round < Rounds; round++)
+        {
+            // The last round's reply signalled from inside its body: wait until it has also let go of the partner, or this
+            // round's reply could be queued behind it and made ready by its release, on whichever worker ran it.
+            await runtime.WhenAsync(partner, p => p.Value).Guard();
+            int bodyThread = -1;
+            int replyThread = -1;
+            var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            runtime.When(sender, _ =>
+            {
+                bodyThread = Environment.CurrentManagedThreadId;
+                runtime.When(partner, p =>
+                {
+                    p.Value++;
+                    Volatile.Write(ref replyThread, Environment.CurrentManagedThreadId);
+                    done.SetResult();
+                });
+                runtime.When(gate, g => g.Value++);
+                SpinWait.SpinUntil(() => Volatile.Read(ref replyThread) != -1, TimeSpan.FromMilliseconds(20));
+            });
+            await done.Task.Guard();
+            if (replyThread != bodyThread)
+            {
+                moved.Add(round);
+            }
+        }
+
+        open.SetResult();
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.True(moved.Count == 0, $"the reply left its worker's next slot in rounds {string.Join(", ", moved)} of {Rounds}");
+        Assert.Equal(Rounds, await runtime.WhenAsync(partner, p => p.Value).Guard());
+        Assert.Equal(Rounds, await runtime.WhenAsync(gate, g => g.Value).Guard());
+    }
+
+    [Fact]
     public async Task IdleBurstIdleCycles_WakeAParkedWorker_WithoutThePeriodicPoll()
     {
         // With the stuck-work poll off a parked worker wakes only when an enqueue releases it: a lost wake-up leaves a

@@ -81,7 +81,7 @@ public sealed partial class BocRuntime
     private bool TryAppend<T1, TState>(AppendableActionBehaviour<T1, TState> tail, Cown cown, bool read, Action<T1, TState> body, TState state, BocThread thread)
         where T1 : class
     {
-        int worker = BeforeClaim(thread);
+        int worker = BeforeClaim(thread, cown);
         if (!tail.TryClaimAppend(this, cown, read, out long claimed))
         {
             return false;
@@ -101,7 +101,7 @@ public sealed partial class BocRuntime
         where T1 : class
         where T2 : class
     {
-        int worker = BeforeClaim(thread);
+        int worker = BeforeClaim(thread, target: null);
         if (!tail.TryClaimAppend(this, first, second, out long claimed))
         {
             return false;
@@ -115,9 +115,10 @@ public sealed partial class BocRuntime
 
     /// <summary>
     /// Before an append's claim (the runner waits while it is held): may move the worker's next behaviour to its queue
-    /// and wake a peer (SpawnAdmitted explains why). Returns the calling worker's index, or -1.
+    /// and wake a peer (SpawnAdmitted explains why); <paramref name="target"/> is the append's cown if it has one only.
+    /// Returns the calling worker's index, or -1.
     /// </summary>
-    private int BeforeClaim(BocThread thread) => _bocScheduler?.OnSpawn(thread) ?? -1;
+    private int BeforeClaim(BocThread thread, Cown? target) => _bocScheduler?.OnSpawn(thread, target) ?? -1;
 
     /// <summary>
     /// Counts a claimed append in as a behaviour of its own, between the claim and the publication, so that its run can

@@ -8,11 +8,12 @@ namespace Boc;
 //
 //   * Worker.Next - the next slot. Filled only by its owner (Dispatch on a worker: a behaviour made ready there runs
 //     next there, cache-warm). Emptied by the owner (NextItem; or OnSpawn, which moves it to the queue when the
-//     item that filled it spawns again, so is not about to finish) or, when the owner looks blocked, by a parked
-//     peer (TakeStuckWork). The owner fills an empty slot with a release store (nobody else writes a non-null value,
-//     so it cannot race a fill). Takes inside a body (OnSpawn, Dispatch's displacement) and a thief's are
-//     Interlocked.Exchange; the owner's take between items (NextItem, once per chain hop) is a plain read and write,
-//     kept apart from thieves by an asymmetric pair (next paragraph). So an item in the slot is taken exactly once.
+//     item that filled it spawns again, so is not about to finish, onto a cown that may queue behind it) or, when the
+//     owner looks blocked, by a parked peer (TakeStuckWork). The owner fills an empty slot with a release store
+//     (nobody else writes a non-null value, so it cannot race a fill). Takes inside a body (OnSpawn, Dispatch's
+//     displacement) and a thief's are Interlocked.Exchange; the owner's take between items (NextItem, once per chain
+//     hop) is a plain read and write, kept apart from thieves by an asymmetric pair (next paragraph). So an item in
+//     the slot is taken exactly once.
 //   * The owner's plain take. A thief takes only from a worker that is inside a body (InBody, set by the owner
 //     before each item and cleared at the start of NextItem) and has run nothing for an interval. The owner clears
 //     InBody, then reads Stealing, then takes; a thief sets Stealing (a CAS, so one thief at a time), issues a

@@ -279,18 +279,36 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// <summary>
     /// Called before every spawn. If the calling worker's next slot is already full, the item running now made a
     /// behaviour ready earlier and is still going (it spawns again): it is not about to finish, so the waiting
-    /// behaviour moves to the worker's queue, where an idle worker can take it, and one is woken.
+    /// behaviour moves to the worker's queue, where an idle worker can take it, and one is woken; unless this spawn is
+    /// known not to queue behind it (<paramref name="target"/>, below).
     /// </summary>
     /// <remarks>
+    /// <para>
     /// Without this, a long body that spawns a stream of messages (a producer, Savina's Sleeping Barber factory) holds
     /// the first one it made ready in its next slot until it ends, and every behaviour queued behind that one on the
     /// same cown waits with it; only a parked peer's stuck-work poll took it over, one interval later. A body that
     /// spawns once and returns (a message chain) never gets here with a full slot, so chains keep the slot and pay no
     /// wake-up. Nothing but the owner fills the slot, and the owner takes it (empty) before each item it runs, so a
     /// full slot here was filled by the running item.
+    /// </para>
+    /// <para>
+    /// The exception: a one-cown spawn (<paramref name="target"/>, its cown) while the slot holds a one-cown behaviour on
+    /// another cown. The spawn cannot queue behind that behaviour, so nothing the body goes on spawning waits for it,
+    /// and it stays to run next here, on the core that made it ready. This is the actor's reply-then-send: Chameneos'
+    /// chameneo sends Change to its partner (ready: into the slot) and then Meet to the busy Mall; handing Change over
+    /// sent it to the other worker, so each meeting crossed cores once more (<c>docs/performance/decisions.md</c>, "A
+    /// spawn onto another cown keeps the next slot"). If the body then runs long, the behaviour waits for it (at worst
+    /// until a parked peer's stuck-work poll), as after a body's only spawn. If the new spawn is ready it takes the slot
+    /// and Dispatch moves the old one to the queue as before; with more cowns on either side (<paramref name="target"/>
+    /// null, or a slot behaviour of another layout), the slot is handed over as before. The slot's behaviour is read
+    /// without taking it, so a thief may take it meanwhile; its cown is then a stale hint, and either branch is safe:
+    /// keeping leaves an emptied slot alone, and the hand-over's Exchange finds what is really there.
+    /// </para>
     /// </remarks>
+    /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
+    /// <param name="target">The spawn's cown if it requests exactly one, else null.</param>
     /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="WorkerIndexOf"/>).</returns>
-    internal int OnSpawn(BocThread thread)
+    internal int OnSpawn(BocThread thread, Cown? target)
     {
         Worker? worker = thread.Worker;
         if (worker is null || worker.Scheduler != this)
@@ -298,10 +316,14 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
             return -1;
         }
 
-        // Exchange: a parked peer may be taking the same item as stuck work.
-        if (Volatile.Read(ref worker.Next) is not null && Interlocked.Exchange(ref worker.Next, null) is { } waiting)
+        Behaviour? waiting = Volatile.Read(ref worker.Next);
+        if (waiting is not null
+            && !(target is not null && waiting.LoneCown is { } lone && !ReferenceEquals(lone, target))
+
+            // Exchange: a parked peer may be taking the same item as stuck work.
+            && Interlocked.Exchange(ref worker.Next, null) is { } taken)
         {
-            PushLocal(worker, waiting);
+            PushLocal(worker, taken);
             WakeOne();
         }
 
