@@ -293,8 +293,9 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// </para>
     /// <para>
     /// The exception: a one-cown spawn (<paramref name="target"/>, its cown) while the slot holds a one-cown behaviour on
-    /// another cown. The spawn cannot queue behind that behaviour, so nothing the body goes on spawning waits for it,
-    /// and it stays to run next here, on the core that made it ready. This is the actor's reply-then-send: Chameneos'
+    /// another cown. The spawn cannot queue directly behind that behaviour (only through a behaviour on both cowns queued
+    /// earlier, the rare case, which then waits as after any body's only spawn), so it stays to run next here, on the
+    /// core that made it ready. This is the actor's reply-then-send: Chameneos'
     /// chameneo sends Change to its partner (ready: into the slot) and then Meet to the busy Mall; handing Change over
     /// sent it to the other worker, so each meeting crossed cores once more (<c>docs/performance/decisions.md</c>, "A
     /// spawn onto another cown keeps the next slot"). If the body then runs long, the behaviour waits for it (at worst
