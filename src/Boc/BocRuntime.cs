@@ -350,7 +350,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
         // scheduler move that one where an idle worker can take it, unless this spawn cannot queue behind it
         // (BocScheduler.OnSpawn). It also says which of the scheduler's workers this is (-1 if none), for the count below.
-        int worker = _bocScheduler?.OnSpawn(thread, behaviour.LoneCown) ?? -1;
+        int worker = _bocScheduler?.OnSpawn(thread, behaviour) ?? -1;
 
         // Count first, then check for disposal: either this spawn sees the flag, or the disposer's wait sees the count
         // (a Dekker pair, fenced on both sides, or by the disposer alone for a plain count on a line of one writer:

@@ -307,8 +307,9 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// </para>
     /// </remarks>
     /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
-    /// <param name="target">The spawn's cown if it requests exactly one, else null.</param>
+    /// <param name="target">The spawn's cown if it requests exactly one (a one-cown append), else null (a batch, a pair).</param>
     /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="WorkerIndexOf"/>).</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int OnSpawn(BocThread thread, Cown? target)
     {
         Worker? worker = thread.Worker;
@@ -317,18 +318,56 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
             return -1;
         }
 
-        Behaviour? waiting = Volatile.Read(ref worker.Next);
-        if (waiting is not null
-            && !(target is not null && waiting.LoneCown is { } lone && !ReferenceEquals(lone, target))
+        if (Volatile.Read(ref worker.Next) is { } waiting)
+        {
+            HandOverUnlessApart(worker, waiting, target);
+        }
 
-            // Exchange: a parked peer may be taking the same item as stuck work.
-            && Interlocked.Exchange(ref worker.Next, null) is { } taken)
+        return worker.Index;
+    }
+
+    /// <summary>
+    /// <see cref="OnSpawn(BocThread, Cown)"/> for one behaviour, <paramref name="spawn"/>: its cown is looked up only if
+    /// the slot is full, so a spawn from outside the workers, or onto an empty slot, pays nothing for the exception.
+    /// </summary>
+    /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
+    /// <param name="spawn">The behaviour being spawned, its cowns sorted and merged.</param>
+    /// <returns>The calling thread's index among this scheduler's workers, or -1.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal int OnSpawn(BocThread thread, Behaviour spawn)
+    {
+        Worker? worker = thread.Worker;
+        if (worker is null || worker.Scheduler != this)
+        {
+            return -1;
+        }
+
+        if (Volatile.Read(ref worker.Next) is { } waiting)
+        {
+            HandOverUnlessApart(worker, waiting, spawn.LoneCown);
+        }
+
+        return worker.Index;
+    }
+
+    /// <summary>
+    /// The slow path of <see cref="OnSpawn(BocThread, Cown)"/>, with the slot seen full: moves <paramref name="waiting"/> to
+    /// the queue and wakes a peer, unless it and the spawn are one-cown behaviours on different cowns.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void HandOverUnlessApart(Worker worker, Behaviour waiting, Cown? target)
+    {
+        if (target is not null && waiting.LoneCown is { } lone && !ReferenceEquals(lone, target))
+        {
+            return;
+        }
+
+        // Exchange: a parked peer may be taking the same item as stuck work.
+        if (Interlocked.Exchange(ref worker.Next, null) is { } taken)
         {
             PushLocal(worker, taken);
             WakeOne();
         }
-
-        return worker.Index;
     }
 
     /// <summary>
