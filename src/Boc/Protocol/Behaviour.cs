@@ -107,8 +107,8 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     /// <summary>
     /// Gets the cown of a behaviour of the one-cown layout, or null for any other layout (where finding whether two
     /// behaviours share a cown would take more than one compare). The scheduler reads it on the behaviour in its next
-    /// slot (<see cref="BocScheduler.OnSpawn(BocThread, Cown)"/>) while a thief may be taking that one: there it is a hint, and a stale
-    /// value only picks the other, always safe, branch.
+    /// slot (<see cref="BocScheduler.OnSpawn(BocThread, Cown)"/>) while a thief may be taking that one: there it is a
+    /// hint, and a stale value only picks the other, always safe, branch.
     /// </summary>
     internal Cown? LoneCown => _layout == SlotLayout.One ? _first.Target : null;
 

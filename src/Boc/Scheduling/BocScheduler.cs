@@ -292,18 +292,18 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// full slot here was filled by the running item.
     /// </para>
     /// <para>
-    /// The exception: a one-cown spawn (<paramref name="target"/>, its cown) while the slot holds a one-cown behaviour on
-    /// another cown. The spawn cannot queue directly behind that behaviour (only through a behaviour on both cowns queued
-    /// earlier, the rare case, which then waits as after any body's only spawn), so it stays to run next here, on the
-    /// core that made it ready. This is the actor's reply-then-send: Chameneos'
-    /// chameneo sends Change to its partner (ready: into the slot) and then Meet to the busy Mall; handing Change over
-    /// sent it to the other worker, so each meeting crossed cores once more (<c>docs/performance/decisions.md</c>, "A
-    /// spawn onto another cown keeps the next slot"). If the body then runs long, the behaviour waits for it (at worst
-    /// until a parked peer's stuck-work poll), as after a body's only spawn. If the new spawn is ready it takes the slot
-    /// and Dispatch moves the old one to the queue as before; with more cowns on either side (<paramref name="target"/>
-    /// null, or a slot behaviour of another layout), the slot is handed over as before. The slot's behaviour is read
-    /// without taking it, so a thief may take it meanwhile; its cown is then a stale hint, and either branch is safe:
-    /// keeping leaves an emptied slot alone, and the hand-over's Exchange finds what is really there.
+    /// The exception: a one-cown spawn (<paramref name="target"/>, its cown) while the slot holds a one-cown behaviour
+    /// on another cown. The spawn cannot queue directly behind that behaviour (only through a behaviour on both cowns
+    /// queued earlier, the rare case, which then waits as after any body's only spawn), so it stays to run next here,
+    /// on the core that made it ready. This is the actor's reply-then-send: Chameneos' chameneo sends Change to its
+    /// partner (ready: into the slot) and then Meet to the busy Mall; handing Change over sent it to the other worker,
+    /// so each meeting crossed cores once more (<c>docs/performance/decisions.md</c>, "A spawn onto another cown keeps
+    /// the next slot"). If the body then runs long, the behaviour waits for it (at worst until a parked peer's
+    /// stuck-work poll), as after a body's only spawn. If the new spawn is ready it takes the slot and Dispatch moves
+    /// the old one to the queue as before; with more cowns on either side (<paramref name="target"/> null, or a slot
+    /// behaviour of another layout), the slot is handed over as before. The slot's behaviour is read without taking it,
+    /// so a thief may take it meanwhile; its cown is then a stale hint, and either branch is safe: keeping leaves an
+    /// emptied slot alone, and the hand-over's Exchange finds what is really there.
     /// </para>
     /// </remarks>
     /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
