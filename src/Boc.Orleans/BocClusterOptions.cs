@@ -6,6 +6,7 @@ public sealed class BocClusterOptions
     private TimeSpan _leaseDuration = TimeSpan.FromSeconds(30);
     private TimeSpan _pollInterval = TimeSpan.FromSeconds(5);
     private int _maxAttempts = 5;
+    private TimeSpan _commitRecordRetention = TimeSpan.FromMinutes(10);
 
     /// <summary>
     /// Gets or sets how long a cown keeps a request whose spawner has stopped renewing it (30 seconds by default). A
@@ -49,6 +50,24 @@ public sealed class BocClusterOptions
         {
             ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
             _maxAttempts = value;
+        }
+    }
+
+    /// <summary>
+    /// Gets or sets how long a coordinator keeps a commit record that nobody may need any more (10 minutes by default):
+    /// one whose spawner never said it had its answer, or one with an idempotency key, whose outcome
+    /// <see cref="IBocCluster.GetOutcomeAsync{T}(ClusterCown{T}, string)"/> can look up for this long. A spawner that
+    /// could not learn its commit's outcome for half of this reports <see cref="BocClusterOutcomeUnknownException"/>.
+    /// </summary>
+    /// <remarks>Keep it many leases long: it bounds how long a spawner may be paused in the middle of its commit.</remarks>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not positive.</exception>
+    public TimeSpan CommitRecordRetention
+    {
+        get => _commitRecordRetention;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(value, TimeSpan.Zero);
+            _commitRecordRetention = value;
         }
     }
 }

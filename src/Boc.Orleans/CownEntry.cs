@@ -16,6 +16,9 @@ internal abstract class CownEntry
 
     public string SortKey { get; }
 
+    /// <summary>The cown's key and type, as logs and messages name it.</summary>
+    public string Name => SortKey.Replace('\n', '/');
+
     public bool Write { get; set; }
 
     /// <summary>The state granted to the current attempt (a private copy).</summary>
@@ -23,7 +26,7 @@ internal abstract class CownEntry
 
     public abstract GrainId GrainId { get; }
 
-    public abstract Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait);
+    public abstract Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey);
 
     public abstract Task Schedule(Guid behaviour);
 
@@ -31,14 +34,14 @@ internal abstract class CownEntry
 
     public abstract Task<CownReply> Renew(Guid behaviour);
 
+    public abstract Task<CownReply> Validate(Guid behaviour);
+
     public abstract Task<CownReply> Prepare(Guid behaviour, GrainId coordinator);
 
-    /// <summary>Commits at the coordinator, writing the state if this cown is written.</summary>
-    public abstract Task<Decision> Commit(Guid behaviour);
+    /// <summary>Commits at the coordinator, writing the state.</summary>
+    public abstract Task<Decision> Commit(Guid behaviour, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey);
 
-    public abstract Task<Decision> Decide(Guid behaviour);
-
-    public abstract Task Release(Guid behaviour, bool apply);
+    public abstract Task<ReleaseReply> Release(Guid behaviour, bool apply);
 
     public abstract Task Forget(Guid behaviour);
 }
@@ -53,7 +56,8 @@ internal sealed class CownEntry<T> : CownEntry
 
     public override GrainId GrainId => _grain.GetGrainId();
 
-    public override Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait) => _grain.Enqueue(behaviour, Write, first, wait);
+    public override Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey) =>
+        _grain.Enqueue(behaviour, Write, first, wait, idempotencyKey);
 
     public override Task Schedule(Guid behaviour) => _grain.Schedule(behaviour);
 
@@ -70,13 +74,14 @@ internal sealed class CownEntry<T> : CownEntry
 
     public override Task<CownReply> Renew(Guid behaviour) => _grain.Renew(behaviour);
 
+    public override Task<CownReply> Validate(Guid behaviour) => _grain.Validate(behaviour);
+
     public override Task<CownReply> Prepare(Guid behaviour, GrainId coordinator) => _grain.Prepare(behaviour, (T)State!, coordinator);
 
-    public override Task<Decision> Commit(Guid behaviour) => _grain.Commit(behaviour, Write ? (T?)State : null);
+    public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey) =>
+        _grain.Commit(behaviour, (T)State!, participants, attemptStartedUtc, idempotencyKey);
 
-    public override Task<Decision> Decide(Guid behaviour) => _grain.Decide(behaviour);
-
-    public override Task Release(Guid behaviour, bool apply) => _grain.Release(behaviour, apply);
+    public override Task<ReleaseReply> Release(Guid behaviour, bool apply) => _grain.Release(behaviour, apply);
 
     public override Task Forget(Guid behaviour) => _grain.Forget(behaviour);
 }

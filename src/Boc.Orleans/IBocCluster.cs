@@ -6,13 +6,13 @@ namespace Boc.Orleans;
 /// </summary>
 /// <remarks>
 /// A behaviour runs once it holds all its cowns, at the caller, on private copies of their states; its writes are
-/// committed all or nothing, and its task completes after the commit. Behaviours spawned from one
+/// committed all or nothing, durably, and its task completes after the commit. Behaviours spawned from one
 /// <see cref="IBocCluster"/> that share a cown run in call order, whether or not the earlier one was awaited. If the body
 /// throws, the cowns are released unchanged and the exception surfaces here. A body that returns a value binds to the
 /// result-returning overload (an expression lambda such as <c>a =&gt; a.Count++</c> included): await it either way.
-/// See docs/distributed.md.
+/// The <c>WhenAsync</c> overloads are generated (eng/GenerateClusterWhen.cs). See docs/distributed.md.
 /// </remarks>
-public interface IBocCluster
+public partial interface IBocCluster
 {
     /// <summary>Gets a handle to the cown of type <typeparamref name="T"/> named <paramref name="key"/>.</summary>
     /// <typeparam name="T">The type of the cown's state: a class Orleans can serialize.</typeparam>
@@ -22,223 +22,37 @@ public interface IBocCluster
     ClusterCown<T> Cown<T>(string key)
         where T : class, new();
 
-    /// <summary>Spawns a behaviour over 1 cown and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The body: receives the cowns' states, and runs at the caller once every cown is granted.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T1>(ClusterAcquirable<T1> c1, Action<T1> body)
-        where T1 : class, new();
+    /// <summary>
+    /// Gets a view of this spawner whose behaviours carry <paramref name="idempotencyKey"/>: one logical operation (a
+    /// transfer with a request id, say) that a caller may retry after an unknown outcome without applying it twice. A
+    /// behaviour with a key that already committed at the same coordinator within
+    /// <see cref="BocClusterOptions.CommitRecordRetention"/> is not run (<see cref="BocClusterDuplicateException"/>).
+    /// </summary>
+    /// <param name="idempotencyKey">The operation's key, unique among the operations on the same cowns.</param>
+    /// <returns>A spawner sharing this one's connection and its per-spawner order.</returns>
+    /// <exception cref="ArgumentException"><paramref name="idempotencyKey"/> is null or empty.</exception>
+    IBocCluster WithIdempotencyKey(string idempotencyKey);
 
-    /// <summary>Spawns a behaviour over 1 cown and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The body: receives the cowns' states, and runs at the caller once every cown is granted.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, TResult> body)
-        where T1 : class, new();
-
-    /// <summary>Spawns a behaviour over 1 cown and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The asynchronous body: receives the cowns' states; the cowns stay held until its task completes.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T1>(ClusterAcquirable<T1> c1, Func<T1, Task> body)
-        where T1 : class, new();
-
-    /// <summary>Spawns a behaviour over 1 cown and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The asynchronous body: receives the cowns' states; the cowns stay held until its task completes.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, Task<TResult>> body)
-        where T1 : class, new();
-
-    /// <summary>Spawns a behaviour over 2 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The body: receives the cowns' states, and runs at the caller once every cown is granted.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T1, T2>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Action<T1, T2> body)
-        where T1 : class, new()
-        where T2 : class, new();
-
-    /// <summary>Spawns a behaviour over 2 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The body: receives the cowns' states, and runs at the caller once every cown is granted.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, TResult> body)
-        where T1 : class, new()
-        where T2 : class, new();
-
-    /// <summary>Spawns a behaviour over 2 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The asynchronous body: receives the cowns' states; the cowns stay held until its task completes.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T1, T2>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task> body)
-        where T1 : class, new()
-        where T2 : class, new();
-
-    /// <summary>Spawns a behaviour over 2 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The asynchronous body: receives the cowns' states; the cowns stay held until its task completes.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
-        where T1 : class, new()
-        where T2 : class, new();
-
-    /// <summary>Spawns a behaviour over 3 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <typeparam name="T3">The type of the third cown's state.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c3">The third cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The body: receives the cowns' states, and runs at the caller once every cown is granted.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T1, T2, T3>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Action<T1, T2, T3> body)
-        where T1 : class, new()
-        where T2 : class, new()
-        where T3 : class, new();
-
-    /// <summary>Spawns a behaviour over 3 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <typeparam name="T3">The type of the third cown's state.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c3">The third cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The body: receives the cowns' states, and runs at the caller once every cown is granted.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
-        where T1 : class, new()
-        where T2 : class, new()
-        where T3 : class, new();
-
-    /// <summary>Spawns a behaviour over 3 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <typeparam name="T3">The type of the third cown's state.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c3">The third cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The asynchronous body: receives the cowns' states; the cowns stay held until its task completes.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T1, T2, T3>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
-        where T1 : class, new()
-        where T2 : class, new()
-        where T3 : class, new();
-
-    /// <summary>Spawns a behaviour over 3 cowns and returns when it has run and committed.</summary>
-    /// <typeparam name="T1">The type of the first cown's state.</typeparam>
-    /// <typeparam name="T2">The type of the second cown's state.</typeparam>
-    /// <typeparam name="T3">The type of the third cown's state.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="c1">The first cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c2">The second cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="c3">The third cown, or a <see cref="BocCluster.Read{T}(ClusterCown{T})"/> request.</param>
-    /// <param name="body">The asynchronous body: receives the cowns' states; the cowns stay held until its task completes.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
-        where T1 : class, new()
-        where T2 : class, new()
-        where T3 : class, new();
-
-    /// <summary>Spawns a behaviour over a list of cowns (duplicates acquired once) and returns when it has run and committed.</summary>
-    /// <typeparam name="T">The type of the cowns' states.</typeparam>
-    /// <param name="cowns">The cowns (or <see cref="BocCluster.Read{T}(ClusterCown{T})"/> requests); at least one.</param>
-    /// <param name="body">The body: receives their states, in the order of <paramref name="cowns"/>, and runs at the caller once every cown is granted.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T>(IReadOnlyList<ClusterAcquirable<T>> cowns, Action<IReadOnlyList<T>> body)
+    /// <summary>
+    /// Looks up what <paramref name="coordinator"/> knows of the behaviour spawned with
+    /// <paramref name="idempotencyKey"/>: the coordinator is the behaviour's first written cown in the global order, as
+    /// <see cref="BocClusterOutcomeUnknownException.Coordinator"/> names it.
+    /// </summary>
+    /// <typeparam name="T">The type of the coordinator's state.</typeparam>
+    /// <param name="coordinator">The behaviour's coordinator cown.</param>
+    /// <param name="idempotencyKey">The key the behaviour was spawned with.</param>
+    /// <returns>Committed, not committed (definitively: nothing with the key can commit there later), or pending.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="coordinator"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="idempotencyKey"/> is null or empty, or the cown belongs to another connection.</exception>
+    Task<ClusterOutcome> GetOutcomeAsync<T>(ClusterCown<T> coordinator, string idempotencyKey)
         where T : class, new();
 
-    /// <summary>Spawns a behaviour over a list of cowns (duplicates acquired once) and returns when it has run and committed.</summary>
-    /// <typeparam name="T">The type of the cowns' states.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">The cowns (or <see cref="BocCluster.Read{T}(ClusterCown{T})"/> requests); at least one.</param>
-    /// <param name="body">The body: receives their states, in the order of <paramref name="cowns"/>, and runs at the caller once every cown is granted.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, TResult> body)
-        where T : class, new();
-
-    /// <summary>Spawns a behaviour over a list of cowns (duplicates acquired once) and returns when it has run and committed.</summary>
-    /// <typeparam name="T">The type of the cowns' states.</typeparam>
-    /// <param name="cowns">The cowns (or <see cref="BocCluster.Read{T}(ClusterCown{T})"/> requests); at least one.</param>
-    /// <param name="body">The asynchronous body: receives their states, in the order of <paramref name="cowns"/>; the cowns stay held until its task completes.</param>
-    /// <returns>A task that completes once the body has run and its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task WhenAsync<T>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task> body)
-        where T : class, new();
-
-    /// <summary>Spawns a behaviour over a list of cowns (duplicates acquired once) and returns when it has run and committed.</summary>
-    /// <typeparam name="T">The type of the cowns' states.</typeparam>
-    /// <typeparam name="TResult">The type of the body's result.</typeparam>
-    /// <param name="cowns">The cowns (or <see cref="BocCluster.Read{T}(ClusterCown{T})"/> requests); at least one.</param>
-    /// <param name="body">The asynchronous body: receives their states, in the order of <paramref name="cowns"/>; the cowns stay held until its task completes.</param>
-    /// <returns>The body's result, once its writes are committed.</returns>
-    /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
-    /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
-    Task<TResult> WhenAsync<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task<TResult>> body)
+    /// <summary>Gets a snapshot of <paramref name="cown"/>'s protocol state: its queue, holders, prepared value and records.</summary>
+    /// <typeparam name="T">The type of the cown's state.</typeparam>
+    /// <param name="cown">The cown.</param>
+    /// <returns>The snapshot, from the cown's current activation.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="cown"/> is null.</exception>
+    /// <exception cref="ArgumentException">The cown belongs to another connection.</exception>
+    Task<CownInspection> InspectAsync<T>(ClusterCown<T> cown)
         where T : class, new();
 }

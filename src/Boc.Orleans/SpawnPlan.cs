@@ -15,15 +15,15 @@ internal sealed class SpawnPlan
     /// <summary>The distinct cowns in the global order (by <see cref="CownEntry.SortKey"/>, ordinal).</summary>
     public CownEntry[] Entries { get; private set; } = [];
 
+    /// <summary>The first written cown in the global order, which keeps the commit decision; null if nothing is written.</summary>
+    public CownEntry? Coordinator { get; private set; }
+
     public void Add<T>(ClusterAcquirable<T>? cown, string parameterName)
         where T : class, new()
     {
         ArgumentNullException.ThrowIfNull(cown, parameterName);
         ClusterCown<T> target = cown.Target;
-        if (!ReferenceEquals(target.Cluster.GrainFactory, _cluster.GrainFactory))
-        {
-            throw new ArgumentException($"{target} belongs to another cluster connection than the one spawning.", parameterName);
-        }
+        _cluster.CheckOwner(target, parameterName);
 
         if (_distinct.TryGetValue(target.SortKey, out CownEntry? entry))
         {
@@ -63,8 +63,15 @@ internal sealed class SpawnPlan
         CownEntry[] entries = [.. _distinct.Values];
         Array.Sort(entries, static (x, y) => string.CompareOrdinal(x.SortKey, y.SortKey));
         Entries = entries;
+        Coordinator = Array.Find(entries, e => e.Write);
+
+        // Before anything is sent: a spawn that would queue behind a body it runs inside is refused.
+        HeldCowns.ThrowIfHeld(entries);
         return this;
     }
+
+    /// <summary>The cowns, as messages and logs name them.</summary>
+    public string Describe() => string.Join(", ", Entries.Select(e => e.Name));
 
     /// <summary>The state the current attempt was granted for the argument at <paramref name="index"/>.</summary>
     public T Arg<T>(int index) => (T)_arguments[index].State!;

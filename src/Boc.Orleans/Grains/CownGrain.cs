@@ -1,59 +1,91 @@
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Orleans.Concurrency;
+using Orleans.Placement;
 
 namespace Boc.Orleans.Grains;
 
 // =====================================================================================================================
-// A distributed cown (docs/distributed.md, "The protocol"). The grain is reentrant: a spawner's long poll (Enqueue,
-// Acquire) waits inside the grain for the queue to change, and other calls must run meanwhile. Every step between two
-// awaits runs alone on the activation, so the queue needs no locks; storage writes are serialized by _writes because
-// a write awaits.
+// A distributed cown (docs/distributed.md, "The protocol" and "Failures"). The grain is reentrant: a spawner's long poll
+// (Enqueue, Acquire) waits inside the grain for the queue to change, and other calls must run meanwhile. Every step
+// between two awaits runs alone on the activation, so the queue needs no locks; storage writes are serialized by
+// _writes because a write awaits.
+//
+// The durable rule. Every answer is given from _durable, the record storage is known to hold: the one this activation
+// read or last wrote successfully. A change builds the next record, writes it, and only then becomes _durable; while
+// the write is in flight the old record keeps answering, and the request it concerns is marked Writing, so neither a
+// lease nor a Decide can end it. If a write fails, storage may or may not hold it (a timeout can land later): the
+// activation is poisoned, answers nothing more, and deactivates; the next activation reads storage afresh.
+//
+// The fences. (1) An activation's first act is a write (the epoch): storage checks each write's ETag, so every write
+// still in flight from an earlier activation (a paused silo's, a duplicate's) fails from then on, and what this
+// activation read stays what storage holds. (2) A negative answer that another cown acts on (Decide: Aborted; a
+// release that finds no prepared value: Applied) is given only after a write of this activation succeeded since it
+// last looked, so a later activation that this one does not know about cannot exist unnoticed: its fence would have
+// failed this write. Positive answers are durable facts and need no fence.
 //
 // Invariants:
-//   * _queue is in arrival order of first Enqueue calls; a request is granted iff no prepared value is pending (other
-//     than its own) and it is a writer at the head, or a reader with only readers ahead.
-//   * An Enqueue is acknowledged only when every request ahead is Scheduled: the "scheduled" rule of
-//     Behaviour.Enqueue.cs, which makes spawns sharing several cowns queue in the same order on each.
-//   * A prepared value blocks every grant until it is applied or dropped, and survives reactivation (it is persisted),
-//     so a multi-cown write-back is never half visible.
-//   * For a behaviour this cown coordinated, its request or its commit record exists at every moment (Commit writes
-//     the record before it removes the request), so Decide never answers Aborted for a behaviour that commits.
+//   * _queue is in arrival order of first Enqueue calls; a request is granted iff no other behaviour's write-back is
+//     pending here (prepared in _durable, or being prepared) and it is a writer at the head, or a reader with only
+//     readers ahead.
+//   * An Enqueue is acknowledged only when every request ahead is Scheduled (RequestQueue's header).
+//   * For a behaviour this cown coordinates, its request or its durable commit record exists at every moment (the
+//     request is removed only after the commit write succeeded), so Decide never answers Aborted for one that commits.
 // The awaits use ConfigureAwait(true): continuations must run on the activation's scheduler.
 // =====================================================================================================================
 [Reentrant]
+[Immovable]
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "_writes never allocates a wait handle (only WaitAsync is used), so it holds nothing to dispose.")]
-internal sealed class CownGrain<T> : Grain, ICownGrain<T>
+internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     where T : class, new()
 {
     private readonly IPersistentState<CownRecord<T>> _record;
-    private readonly TimeSpan _lease;
-    private readonly List<Request> _queue = [];
+    private readonly BocClusterOptions _options;
+    private readonly ILogger _logger;
+    private readonly RequestQueue _queue = new();
     private readonly SemaphoreSlim _writes = new(1, 1);
-    private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private long _preparedDeadline;
-    private bool _resolving;
+    private CownRecord<T> _durable = new();
+    private Exception? _poisoned;
 
-    public CownGrain([PersistentState("cown", BocCluster.StorageName)] IPersistentState<CownRecord<T>> record, IOptions<BocClusterOptions> options)
+    public CownGrain(
+        [PersistentState("cown", BocCluster.StorageName)] IPersistentState<CownRecord<T>> record,
+        IOptions<BocClusterOptions> options,
+        ILogger<CownGrain<T>> logger)
     {
         _record = record;
-        _lease = options.Value.LeaseDuration;
+        _options = options.Value;
+        _logger = logger;
     }
 
-    private CownRecord<T> State => _record.State;
+    private long LeaseMilliseconds => (long)_options.LeaseDuration.TotalMilliseconds;
 
-    public override Task OnActivateAsync(CancellationToken cancellationToken)
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
+        _durable = _record.State ?? new CownRecord<T>();
+
+        // Fence (1): from this write on, no earlier activation's write can land.
+        await WriteAsync(r => r with { Epoch = r.Epoch + 1 }).ConfigureAwait(true);
+
         // A prepared value found in storage lost its request with the old activation: give its spawner a lease to
         // finish it, then ask the coordinator.
-        _preparedDeadline = Environment.TickCount64 + (long)_lease.TotalMilliseconds;
-        TimeSpan period = _lease / 4;
+        _preparedDeadline = Environment.TickCount64 + LeaseMilliseconds;
+        TimeSpan period = _options.LeaseDuration / 4;
         this.RegisterGrainTimer(Tick, new GrainTimerCreationOptions(period, period) { Interleave = true, KeepAlive = false });
+        Log.Activated(_logger, this.GetPrimaryKeyString(), _durable.Epoch, _durable.Prepared?.Behaviour, _durable.Commits.Length);
+    }
+
+    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
+    {
+        // The queue dies with the activation; its spawners find their requests lost (or, for a reader that has finished
+        // its body, unvalidated) and retry.
+        _queue.Clear();
         return Task.CompletedTask;
     }
 
-    public async Task<CownReply> Enqueue(Guid behaviour, bool write, bool first, TimeSpan wait)
+    public async Task<CownReply> Enqueue(Guid behaviour, bool write, bool first, TimeSpan wait, string? idempotencyKey)
     {
-        Request? request = Find(behaviour);
+        ThrowIfPoisoned();
+        Request? request = _queue.Find(behaviour);
         if (request is null)
         {
             if (!first)
@@ -61,21 +93,21 @@ internal sealed class CownGrain<T> : Grain, ICownGrain<T>
                 return CownReply.Lost;
             }
 
-            request = new Request(behaviour, write);
-            _queue.Add(request);
+            request = _queue.Add(behaviour, write, idempotencyKey);
         }
 
         Renew(request);
-        return await WaitAsync(behaviour, AllAheadScheduled, wait).ConfigureAwait(true);
+        return await WaitAsync(request, _queue.IsAcknowledged, wait).ConfigureAwait(true);
     }
 
     public Task Schedule(Guid behaviour)
     {
-        if (Find(behaviour) is { } request)
+        ThrowIfPoisoned();
+        if (_queue.Find(behaviour) is { } request)
         {
             request.Scheduled = true;
             Renew(request);
-            Signal();
+            _queue.WakeReady(BlockedBy);
         }
 
         return Task.CompletedTask;
@@ -83,13 +115,23 @@ internal sealed class CownGrain<T> : Grain, ICownGrain<T>
 
     public async Task<Grant<T>> Acquire(Guid behaviour, TimeSpan wait)
     {
-        CownReply reply = await WaitAsync(behaviour, IsGranted, wait).ConfigureAwait(true);
-        return reply == CownReply.Ready ? new Grant<T>(reply, State.Value ?? new T()) : new Grant<T>(reply, null);
+        ThrowIfPoisoned();
+        if (_queue.Find(behaviour) is not { } request)
+        {
+            return new Grant<T>(CownReply.Lost, null);
+        }
+
+        Renew(request);
+        CownReply reply = await WaitAsync(request, IsGranted, wait).ConfigureAwait(true);
+
+        // The state is _durable's: never a value storage could still reject.
+        return reply == CownReply.Ready ? new Grant<T>(reply, _durable.Value ?? new T()) : new Grant<T>(reply, null);
     }
 
     public Task<CownReply> Renew(Guid behaviour)
     {
-        if (Find(behaviour) is not { } request)
+        ThrowIfPoisoned();
+        if (_queue.Find(behaviour) is not { } request)
         {
             return Task.FromResult(CownReply.Lost);
         }
@@ -98,206 +140,37 @@ internal sealed class CownGrain<T> : Grain, ICownGrain<T>
         return Task.FromResult(CownReply.Ready);
     }
 
-    public async Task<CownReply> Prepare(Guid behaviour, T state, GrainId coordinator)
+    public Task<CownReply> Validate(Guid behaviour)
     {
-        await _writes.WaitAsync().ConfigureAwait(true);
-        try
-        {
-            if (State.PreparedBy == behaviour)
-            {
-                return CownReply.Ready;
-            }
-
-            if (Find(behaviour) is not { } request || !IsGranted(request))
-            {
-                return CownReply.Lost;
-            }
-
-            Renew(request);
-            State.Prepared = state;
-            State.PreparedBy = behaviour;
-            State.Coordinator = coordinator;
-            await PersistAsync(() =>
-            {
-                State.Prepared = null;
-                State.PreparedBy = Guid.Empty;
-                State.Coordinator = default;
-            }).ConfigureAwait(true);
-            return CownReply.Ready;
-        }
-        finally
-        {
-            _writes.Release();
-        }
+        ThrowIfPoisoned();
+        return Task.FromResult(_queue.Find(behaviour) is { } request && IsGranted(request) ? CownReply.Ready : CownReply.Lost);
     }
 
-    public async Task<Decision> Commit(Guid behaviour, T? state)
+    /// <summary>
+    /// The behaviour whose write-back blocks every other grant: the durable prepared value's, or the one being
+    /// prepared (its write is in flight and may land).
+    /// </summary>
+    private Guid BlockedBy => _durable.Prepared?.Behaviour ?? _preparing;
+
+    private bool IsGranted(Request request) => _queue.IsGranted(request, BlockedBy);
+
+    private void Renew(Request request)
     {
-        await _writes.WaitAsync().ConfigureAwait(true);
-        try
-        {
-            if (State.Committed.Contains(behaviour))
-            {
-                return Decision.Committed;
-            }
+        request.LeaseUntil = Environment.TickCount64 + LeaseMilliseconds;
 
-            if (Find(behaviour) is not { } request || !IsGranted(request))
-            {
-                return Decision.Aborted;
-            }
-
-            T? before = State.Value;
-            if (state is not null)
-            {
-                State.Value = state;
-            }
-
-            State.Committed.Add(behaviour);
-            await PersistAsync(() =>
-            {
-                State.Value = before;
-                State.Committed.Remove(behaviour);
-            }).ConfigureAwait(true);
-            Remove(request);
-            return Decision.Committed;
-        }
-        finally
-        {
-            _writes.Release();
-        }
+        // A held or queued request keeps the activation: its loss would cost the spawner an attempt.
+        DelayDeactivation(2 * _options.LeaseDuration);
     }
 
-    public async Task Release(Guid behaviour, bool apply)
-    {
-        if (State.PreparedBy == behaviour)
-        {
-            await _writes.WaitAsync().ConfigureAwait(true);
-            try
-            {
-                if (State.PreparedBy == behaviour)
-                {
-                    T? before = State.Value;
-                    T? prepared = State.Prepared;
-                    GrainId coordinator = State.Coordinator;
-                    if (apply)
-                    {
-                        State.Value = prepared;
-                    }
+    private void Remove(Request request) => _queue.Remove(request, BlockedBy);
 
-                    State.Prepared = null;
-                    State.PreparedBy = Guid.Empty;
-                    State.Coordinator = default;
-                    await PersistAsync(() =>
-                    {
-                        State.Value = before;
-                        State.Prepared = prepared;
-                        State.PreparedBy = behaviour;
-                        State.Coordinator = coordinator;
-                    }).ConfigureAwait(true);
-                }
-            }
-            finally
-            {
-                _writes.Release();
-            }
-        }
-
-        if (Find(behaviour) is { } request)
-        {
-            Remove(request);
-        }
-        else
-        {
-            // A dropped or applied prepared value unblocks grants even without a request.
-            Signal();
-        }
-    }
-
-    public Task Forget(Guid behaviour)
-    {
-        // In memory only: the next write persists it, and a record that survives a crash is harmless.
-        State.Committed.Remove(behaviour);
-        return Task.CompletedTask;
-    }
-
-    public Task<Decision> Decide(Guid behaviour) => Task.FromResult(
-        State.Committed.Contains(behaviour) ? Decision.Committed
-        : Find(behaviour) is not null ? Decision.Pending
-        : Decision.Aborted);
-
-    private async Task Tick(CancellationToken cancellationToken)
-    {
-        long now = Environment.TickCount64;
-        bool evicted = false;
-        for (int i = _queue.Count - 1; i >= 0; i--)
-        {
-            Request request = _queue[i];
-            if (request.LeaseUntil < now && request.Id != State.PreparedBy)
-            {
-                _queue.RemoveAt(i);
-                evicted = true;
-            }
-        }
-
-        if (evicted)
-        {
-            Signal();
-        }
-
-        Guid prepared = State.PreparedBy;
-        if (prepared == Guid.Empty || _resolving)
-        {
-            return;
-        }
-
-        long deadline = Find(prepared) is { } holder ? holder.LeaseUntil : _preparedDeadline;
-        if (deadline >= now)
-        {
-            return;
-        }
-
-        // The spawner went quiet after preparing: the coordinator's commit record decides.
-        _resolving = true;
-        try
-        {
-            Decision decision = await GrainFactory.GetGrain<ICownDecider>(State.Coordinator).Decide(prepared).ConfigureAwait(true);
-            if (decision != Decision.Pending)
-            {
-                await Release(prepared, decision == Decision.Committed).ConfigureAwait(true);
-            }
-        }
-#pragma warning disable CA1031 // The coordinator may be unreachable for now: the next tick asks again.
-        catch (Exception)
-#pragma warning restore CA1031
-        {
-        }
-        finally
-        {
-            _resolving = false;
-        }
-    }
-
-    private async Task PersistAsync(Action undo)
-    {
-        try
-        {
-            await _record.WriteStateAsync().ConfigureAwait(true);
-        }
-        catch
-        {
-            // The write may or may not have reached storage: undo in memory and reload from storage on the next call.
-            undo();
-            DeactivateOnIdle();
-            throw;
-        }
-    }
-
-    private async Task<CownReply> WaitAsync(Guid behaviour, Func<Request, bool> ready, TimeSpan wait)
+    private async Task<CownReply> WaitAsync(Request request, Func<Request, bool> ready, TimeSpan wait)
     {
         long deadline = Environment.TickCount64 + (long)wait.TotalMilliseconds;
         while (true)
         {
-            if (Find(behaviour) is not { } request)
+            ThrowIfPoisoned();
+            if (request.Removed)
             {
                 return CownReply.Lost;
             }
@@ -314,97 +187,12 @@ internal sealed class CownGrain<T> : Grain, ICownGrain<T>
             }
 
             using var cancel = new CancellationTokenSource();
-            Task changed = _changed.Task;
+            Task changed = request.Changed;
             Task timeout = Task.Delay(TimeSpan.FromMilliseconds(remaining), cancel.Token);
             if (await Task.WhenAny(changed, timeout).ConfigureAwait(true) == changed)
             {
                 await cancel.CancelAsync().ConfigureAwait(true);
             }
         }
-    }
-
-    private bool AllAheadScheduled(Request request)
-    {
-        foreach (Request ahead in _queue)
-        {
-            if (ahead == request)
-            {
-                return true;
-            }
-
-            if (!ahead.Scheduled)
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
-
-    private bool IsGranted(Request request)
-    {
-        if (State.PreparedBy != Guid.Empty && State.PreparedBy != request.Id)
-        {
-            return false;
-        }
-
-        if (request.Write)
-        {
-            return _queue.Count > 0 && _queue[0] == request;
-        }
-
-        foreach (Request ahead in _queue)
-        {
-            if (ahead == request)
-            {
-                return true;
-            }
-
-            if (ahead.Write)
-            {
-                return false;
-            }
-        }
-
-        return false;
-    }
-
-    private Request? Find(Guid behaviour)
-    {
-        foreach (Request request in _queue)
-        {
-            if (request.Id == behaviour)
-            {
-                return request;
-            }
-        }
-
-        return null;
-    }
-
-    private void Remove(Request request)
-    {
-        _queue.Remove(request);
-        Signal();
-    }
-
-    private void Renew(Request request) => request.LeaseUntil = Environment.TickCount64 + (long)_lease.TotalMilliseconds;
-
-    private void Signal()
-    {
-        TaskCompletionSource changed = _changed;
-        _changed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        changed.TrySetResult();
-    }
-
-    private sealed class Request(Guid id, bool write)
-    {
-        public Guid Id { get; } = id;
-
-        public bool Write { get; } = write;
-
-        public bool Scheduled { get; set; }
-
-        public long LeaseUntil { get; set; }
     }
 }

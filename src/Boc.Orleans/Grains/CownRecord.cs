@@ -1,26 +1,55 @@
 namespace Boc.Orleans.Grains;
 
 /// <summary>
-/// What a cown persists: its committed state, at most one prepared value (a pending write-back of a multi-cown commit),
-/// and the commit records of behaviours it coordinated that the spawner has not yet forgotten. The queue is not
-/// persisted: it is rebuilt by the spawners (docs/distributed.md, "Failures").
+/// What a cown persists (docs/distributed.md, "What a cown persists"): its committed state, at most one prepared value
+/// (a pending write-back of a multi-cown commit), the commit records of behaviours it coordinated, and the epoch of the
+/// activation that last fenced it. The queue of requests is not persisted: spawners rebuild it.
 /// </summary>
+/// <remarks>
+/// A grain treats every instance as immutable once written: a change builds the next record with <c>with</c> and new
+/// arrays, writes it, and only then makes it the record it answers from. So an answer can never come from a state that
+/// storage may still reject (CownGrain's "durable" rule).
+/// </remarks>
 [GenerateSerializer]
-internal sealed class CownRecord<T>
+internal sealed record CownRecord<T>
     where T : class, new()
 {
+    /// <summary>The committed state; null for a cown never written (it reads as <c>new T()</c>).</summary>
     [Id(0)]
     public T? Value { get; set; }
 
+    /// <summary>The write-back of a multi-cown behaviour whose coordinator has not yet been heard from.</summary>
     [Id(1)]
-    public Guid PreparedBy { get; set; }
+    public PreparedWrite<T>? Prepared { get; set; }
 
+    /// <summary>Commit records of behaviours this cown coordinated that are not yet settled.</summary>
     [Id(2)]
-    public T? Prepared { get; set; }
+    public CommitRecord[] Commits { get; set; } = [];
 
+    /// <summary>
+    /// Bumped by each activation's first write. A write carries the ETag of the record it was based on, so once an
+    /// activation has fenced, every write still in flight from an earlier activation (a paused silo's, say) fails.
+    /// </summary>
     [Id(3)]
-    public GrainId Coordinator { get; set; }
+    public long Epoch { get; set; }
 
-    [Id(4)]
-    public HashSet<Guid> Committed { get; set; } = [];
+    public CommitRecord? FindCommit(Guid behaviour) => Array.Find(Commits, c => c.Behaviour == behaviour);
 }
+
+/// <summary>A prepared value: the behaviour's new state for this cown, applied once its coordinator committed.</summary>
+[GenerateSerializer]
+internal sealed record PreparedWrite<T>(
+    [property: Id(0)] Guid Behaviour,
+    [property: Id(1)] T Value,
+    [property: Id(2)] GrainId Coordinator);
+
+/// <summary>
+/// The coordinator's durable decision that a behaviour committed, kept until nobody can ask about it again: the spawner
+/// has its answer and every participant has applied its prepared value (docs/distributed.md, "Commit records").
+/// </summary>
+[GenerateSerializer]
+internal sealed record CommitRecord(
+    [property: Id(0)] Guid Behaviour,
+    [property: Id(1)] GrainId[] Participants,
+    [property: Id(2)] DateTime CommittedUtc,
+    [property: Id(3)] string? IdempotencyKey);

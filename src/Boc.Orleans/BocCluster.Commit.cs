@@ -1,0 +1,168 @@
+using Boc.Orleans.Grains;
+
+namespace Boc.Orleans;
+
+// The write-back (docs/distributed.md, "Commit"). Read-only grants are validated before the decision, so a body that
+// ran on a grant its cown no longer vouches for (its activation was lost mid-body) is never counted. Written cowns
+// other than the coordinator prepare (durably), then the coordinator commits: its state and the commit record in one
+// storage write. Only then are the prepared values applied; the spawner tells the coordinator it may forget the record
+// once every one of them said it is applied.
+public sealed partial class BocCluster
+{
+    private sealed partial class Attempt
+    {
+        /// <summary>The write-back; returns null once committed, or why the attempt was abandoned (nothing written).</summary>
+        private async Task<string?> CommitAsync()
+        {
+            CownEntry? coordinator = _plan.Coordinator;
+            CownEntry[] reads = [.. _entries.Where(e => !e.Write)];
+            if (coordinator is null)
+            {
+                // Nothing to write: the release of each read-only cown is its validation.
+                ReleaseReply[] released = await Task.WhenAll(reads.Select(e => ReleaseQuietly(e, apply: false))).ConfigureAwait(true);
+                await _renewer.StopAsync().ConfigureAwait(true);
+                return Array.TrueForAll(released, r => r == ReleaseReply.Released) ? null : "unvalidated";
+            }
+
+            CownEntry[] participants = [.. _entries.Where(e => e.Write && e != coordinator)];
+            CownReply[] ready;
+            try
+            {
+                ready = await Task.WhenAll(participants.Select(e => e.Prepare(Id, coordinator.GrainId)).Concat(reads.Select(e => e.Validate(Id)))).ConfigureAwait(true);
+            }
+#pragma warning disable CA1031 // A cown that cannot prepare or vouch for its grant abandons the attempt before anything commits.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
+                ready = [CownReply.Lost];
+            }
+
+            if (Array.Exists(ready, r => r != CownReply.Ready))
+            {
+                await AbandonAsync().ConfigureAwait(true);
+                return "lost";
+            }
+
+            await _spawner.Step(SpawnerStep.Prepared, Id).ConfigureAwait(true);
+            Decision decision = await DecideAsync(coordinator, [.. participants.Select(p => p.GrainId)]).ConfigureAwait(true);
+            switch (decision)
+            {
+                case Decision.Committed:
+                    await _renewer.StopAsync().ConfigureAwait(true);
+                    await _spawner.Step(SpawnerStep.Committed, Id).ConfigureAwait(true);
+                    await FinishAsync(coordinator, participants, reads).ConfigureAwait(true);
+                    await _spawner.Step(SpawnerStep.Finished, Id).ConfigureAwait(true);
+                    return null;
+                case Decision.Aborted:
+                    await AbandonAsync().ConfigureAwait(true);
+                    return "aborted";
+                case Decision.Duplicate:
+                    await AbandonAsync().ConfigureAwait(true);
+                    throw new BocClusterDuplicateException(_spawner._idempotencyKey!, coordinator.Name);
+                default:
+                    await _renewer.StopAsync().ConfigureAwait(true);
+                    throw OutcomeUnknown(coordinator, reads, null);
+            }
+        }
+
+        /// <summary>
+        /// Commits at the coordinator. Transport failures and a reloading coordinator are retried (Commit is idempotent
+        /// by behaviour id) until two leases have passed; then the outcome is unknown.
+        /// </summary>
+        private async Task<Decision> DecideAsync(CownEntry coordinator, GrainId[] participants)
+        {
+            long deadline = Environment.TickCount64 + 2 * (long)Options.LeaseDuration.TotalMilliseconds;
+            int delay = 10;
+            bool first = true;
+            Exception? lastFailure = null;
+            while (true)
+            {
+                try
+                {
+                    Task<Decision> commit = coordinator.Commit(Id, participants, _startedUtc, _spawner._idempotencyKey);
+                    if (first)
+                    {
+                        first = false;
+                        await _spawner.Step(SpawnerStep.CommitSent, Id).ConfigureAwait(true);
+                    }
+
+                    Decision decision = await commit.ConfigureAwait(true);
+                    if (decision != Decision.Pending)
+                    {
+                        return decision;
+                    }
+                }
+                catch (Exception failure) when (failure is not SpawnerCrashException)
+                {
+                    lastFailure = failure;
+                }
+
+                if (Environment.TickCount64 >= deadline)
+                {
+                    await _renewer.StopAsync().ConfigureAwait(true);
+                    throw OutcomeUnknown(coordinator, [], lastFailure);
+                }
+
+                await Task.Delay(delay).ConfigureAwait(true);
+                delay = Math.Min(delay * 2, 1000);
+            }
+        }
+
+        /// <summary>
+        /// After the commit: apply every prepared value and release the read-only cowns, then let the coordinator forget
+        /// the record, if every participant said its value is applied; otherwise the coordinator settles it itself.
+        /// </summary>
+        private async Task FinishAsync(CownEntry coordinator, CownEntry[] participants, CownEntry[] reads)
+        {
+            Task<ReleaseReply[]> applied = Task.WhenAll(participants.Select(e => ReleaseQuietly(e, apply: true)));
+            Task released = Task.WhenAll(reads.Select(e => ReleaseQuietly(e, apply: false)));
+            if (Array.TrueForAll(await applied.ConfigureAwait(true), r => r == ReleaseReply.Applied))
+            {
+                try
+                {
+                    await coordinator.Forget(Id).ConfigureAwait(true);
+                }
+#pragma warning disable CA1031 // A record nobody forgets is settled by its coordinator after a lease (docs/distributed.md).
+                catch (Exception)
+#pragma warning restore CA1031
+                {
+                }
+            }
+
+            await released.ConfigureAwait(true);
+        }
+
+        /// <summary>A release whose failure is logged, not thrown: the cowns recover by themselves (docs/distributed.md, "Failures").</summary>
+        private async Task<ReleaseReply> ReleaseQuietly(CownEntry entry, bool apply)
+        {
+            try
+            {
+                return await entry.Release(Id, apply).ConfigureAwait(true);
+            }
+#pragma warning disable CA1031 // See the summary.
+            catch (Exception failure)
+#pragma warning restore CA1031
+            {
+                Log.FinishFailed(_spawner._logger, failure, _plan.Describe(), Id, entry.Name);
+                return ReleaseReply.NotHeld;
+            }
+        }
+
+        private BocClusterOutcomeUnknownException OutcomeUnknown(CownEntry coordinator, CownEntry[] reads, Exception? failure)
+        {
+            // Read-only cowns have nothing to settle: free them now. The written ones resolve through the coordinator.
+            foreach (CownEntry read in reads)
+            {
+                _ = ReleaseQuietly(read, apply: false);
+            }
+
+            BocClusterMetrics.Count(BocClusterMetrics.Ambiguous);
+            Log.OutcomeUnknown(_spawner._logger, failure, _plan.Describe(), Id);
+            return new BocClusterOutcomeUnknownException(
+                $"The commit's outcome is unknown: the coordinator cown {coordinator.Name} could not be reached for two leases. Its writes are applied everywhere or nowhere once it answers; look the outcome up by idempotency key (IBocCluster.GetOutcomeAsync) if the behaviour had one.",
+                _spawner._idempotencyKey,
+                coordinator.Name,
+                failure);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+namespace Boc.Orleans.Grains;
+
+// The write-back (docs/distributed.md, "Commit"): prepare at every written cown but the coordinator, commit at the
+// coordinator, then apply at the prepared cowns. Every reply that says something was written is given after the write.
+internal sealed partial class CownGrain<T>
+{
+    /// <summary>Behaviours whose prepared value this activation applied, and when: a repeated release is answered from here.</summary>
+    private readonly Dictionary<Guid, long> _applied = [];
+
+    public async Task<CownReply> Prepare(Guid behaviour, T state, GrainId coordinator)
+    {
+        ThrowIfPoisoned();
+        if (_durable.Prepared?.Behaviour == behaviour)
+        {
+            return CownReply.Ready;
+        }
+
+        if (_queue.Find(behaviour) is not { } request || !request.Write || !IsGranted(request))
+        {
+            return CownReply.Lost;
+        }
+
+        // From here until the write's outcome is known, the value may land: it blocks grants, and the lease cannot end
+        // the request (a prepared value is resolved through its coordinator, never by eviction).
+        request.Writing = true;
+        _preparing = behaviour;
+        try
+        {
+            await WriteAsync(r => r with { Prepared = new PreparedWrite<T>(behaviour, state, coordinator) }).ConfigureAwait(true);
+        }
+        finally
+        {
+            request.Writing = false;
+            _preparing = Guid.Empty;
+        }
+
+        Renew(request);
+        return CownReply.Ready;
+    }
+
+    public async Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey)
+    {
+        ThrowIfPoisoned();
+        if (_durable.FindCommit(behaviour) is not null)
+        {
+            return Decision.Committed;
+        }
+
+        if (idempotencyKey is not null && Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey))
+        {
+            return Decision.Duplicate;
+        }
+
+        if (_queue.Find(behaviour) is { } request && request.Write && IsGranted(request))
+        {
+            // The request stays until the record is durable: at every moment one of the two exists, so a participant's
+            // Decide sees Pending, never Aborted, while the write is in flight.
+            request.Writing = true;
+            try
+            {
+                await WriteAsync(r => r with
+                {
+                    Value = state,
+                    Commits = [.. r.Commits, new CommitRecord(behaviour, participants, DateTime.UtcNow, idempotencyKey)],
+                }).ConfigureAwait(true);
+            }
+            finally
+            {
+                request.Writing = false;
+            }
+
+            Remove(request);
+            return Decision.Committed;
+        }
+
+        return await DecideWithoutRecordAsync(behaviour, attemptStartedUtc).ConfigureAwait(true);
+    }
+
+    public Task<Decision> Decide(Guid behaviour)
+    {
+        ThrowIfPoisoned();
+        if (_durable.FindCommit(behaviour) is not null)
+        {
+            return Task.FromResult(Decision.Committed);
+        }
+
+        return _queue.Find(behaviour) is not null ? Task.FromResult(Decision.Pending) : DecideWithoutRecordAsync(behaviour, null);
+    }
+
+    /// <summary>
+    /// The answer for a behaviour with neither a durable record nor a request here. Fence (2) first: if a later
+    /// activation exists, this write fails and nothing is answered. After it, no record can appear (a commit needs the
+    /// request, which never comes back), so Aborted is final.
+    /// </summary>
+    private async Task<Decision> DecideWithoutRecordAsync(Guid behaviour, DateTime? attemptStartedUtc)
+    {
+        await WriteAsync(r => r).ConfigureAwait(true);
+        if (_durable.FindCommit(behaviour) is not null)
+        {
+            return Decision.Committed;
+        }
+
+        if (_queue.Find(behaviour) is not null)
+        {
+            return Decision.Pending;
+        }
+
+        // A record without participants may be dropped once the retention has passed; an attempt older than half of it
+        // cannot be told apart from one whose record went.
+        if (attemptStartedUtc is { } started && started < DateTime.UtcNow - (_options.CommitRecordRetention / 2))
+        {
+            return Decision.Unknown;
+        }
+
+        Log.Aborted(_logger, this.GetPrimaryKeyString(), behaviour);
+        return Decision.Aborted;
+    }
+
+    public async Task<ReleaseReply> Release(Guid behaviour, bool apply)
+    {
+        ThrowIfPoisoned();
+        Request? request = _queue.Find(behaviour);
+        if (request is { Writing: true })
+        {
+            // Its commit or prepare write is in flight: that call removes the request or keeps it prepared.
+            return ReleaseReply.NotHeld;
+        }
+
+        bool held = request is not null && IsGranted(request);
+        if (_durable.Prepared?.Behaviour == behaviour || (apply && !_applied.ContainsKey(behaviour)))
+        {
+            // Apply or drop the prepared value; if there is none (apply only), this write is fence (2): after it, no
+            // prepared value of the behaviour can be pending here, so it was applied earlier.
+            await WriteAsync(r => r.Prepared?.Behaviour == behaviour ? r with { Value = apply ? r.Prepared.Value : r.Value, Prepared = null } : r).ConfigureAwait(true);
+            if (apply)
+            {
+                _applied[behaviour] = Environment.TickCount64;
+            }
+
+            request = _queue.Find(behaviour);
+        }
+
+        if (request is not null && !request.Writing)
+        {
+            Remove(request);
+        }
+        else
+        {
+            // An applied or dropped value unblocks grants even without a request.
+            _queue.WakeReady(BlockedBy);
+        }
+
+        return apply ? ReleaseReply.Applied : held ? ReleaseReply.Released : ReleaseReply.NotHeld;
+    }
+
+    public Task Forget(Guid behaviour)
+    {
+        ThrowIfPoisoned();
+
+        // In memory until the next write: Decide keeps answering Committed from the durable record meanwhile, which is
+        // true; a crash before the write only brings the record back, and recovery settles it again.
+        if (_durable.FindCommit(behaviour) is not null)
+        {
+            _settled.Add(behaviour);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public async Task<ClusterOutcome> LookUp(string idempotencyKey)
+    {
+        ThrowIfPoisoned();
+        if (Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey))
+        {
+            return ClusterOutcome.Committed;
+        }
+
+        if (_queue.Requests.Any(r => r.IdempotencyKey == idempotencyKey))
+        {
+            return ClusterOutcome.Pending;
+        }
+
+        // Fence (2): after this write no earlier activation's commit with the key can land, and none is queued here.
+        await WriteAsync(r => r).ConfigureAwait(true);
+        return Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey) ? ClusterOutcome.Committed
+            : _queue.Requests.Any(r => r.IdempotencyKey == idempotencyKey) ? ClusterOutcome.Pending
+            : ClusterOutcome.NotCommitted;
+    }
+}
