@@ -67,13 +67,16 @@ public sealed partial class BocCluster
 
         /// <summary>
         /// Commits at the coordinator. Transport failures and a reloading coordinator are retried (Commit is idempotent
-        /// by behaviour id) until two leases have passed; then the outcome is unknown.
+        /// by behaviour id) until two leases have passed and three calls have failed (a call to a dead silo can take
+        /// Orleans' whole response timeout, and the cown's new activation exists only once the silo is declared dead);
+        /// then the outcome is unknown.
         /// </summary>
         private async Task<Decision> DecideAsync(CownEntry coordinator, GrainId[] participants)
         {
             long deadline = Environment.TickCount64 + 2 * (long)Options.LeaseDuration.TotalMilliseconds;
             int delay = 10;
             bool first = true;
+            int failures = 0;
             Exception? lastFailure = null;
             while (true)
             {
@@ -91,13 +94,17 @@ public sealed partial class BocCluster
                     {
                         return decision;
                     }
+
+                    // Its request is there but not granted: not a state this spawner's attempt can be in; ask again.
+                    failures++;
                 }
                 catch (Exception failure) when (failure is not SpawnerCrashException)
                 {
                     lastFailure = failure;
+                    failures++;
                 }
 
-                if (Environment.TickCount64 >= deadline)
+                if (Environment.TickCount64 >= deadline && failures >= 3)
                 {
                     await _renewer.StopAsync().ConfigureAwait(true);
                     throw OutcomeUnknown(coordinator, [], lastFailure);

@@ -8,17 +8,23 @@ using Orleans.TestingHost;
 namespace Boc.Orleans.Tests;
 
 /// <summary>
-/// One three-silo cluster in this process for every test class of the collection: starting a cluster costs seconds,
-/// so the classes share it and the tests use disjoint cown keys (each test prefixes its own).
+/// A three-silo cluster in this process, shared by the test classes of a collection: starting a cluster costs seconds,
+/// so the classes share it and the tests use disjoint cown keys (each test prefixes its own). The profile sets the
+/// leases: the API tests use long ones, the failure tests short ones, so recoveries happen within seconds.
 /// </summary>
-public sealed class ClusterFixture : IAsyncLifetime
+public abstract class ClusterFixtureBase<TProfile> : IAsyncLifetime
+    where TProfile : ILeaseProfile, new()
 {
     public TestCluster Cluster { get; private set; } = null!;
 
     public IBocCluster Boc => Cluster.Client.ServiceProvider.GetRequiredService<IBocCluster>();
 
+    public BocClusterOptions Options { get; } = Profile.Create();
+
+    private static TProfile Profile { get; } = new();
+
     /// <summary>A spawner of its own over the client's connection (each instance is one spawner).</summary>
-    public BocCluster NewSpawner() => new(Cluster.Client, Microsoft.Extensions.Options.Options.Create(TestOptions.Create()));
+    public BocCluster NewSpawner() => new(Cluster.Client, Microsoft.Extensions.Options.Options.Create(Profile.Create()));
 
     public async Task InitializeAsync()
     {
@@ -39,7 +45,7 @@ public sealed class ClusterFixture : IAsyncLifetime
     {
         public void Configure(ISiloBuilder siloBuilder)
         {
-            siloBuilder.AddBocCowns(TestOptions.Apply);
+            siloBuilder.AddBocCowns(o => Profile.Apply(o));
             siloBuilder.Services.AddGrainStorage(BocCluster.StorageName, (services, _) => new ProcessGrainStorage(services.GetRequiredService<Serializer>()));
             // Declare a killed silo dead within seconds, so the kill test's retries find the cowns' new activations.
             siloBuilder.Configure<ClusterMembershipOptions>(o =>
@@ -48,7 +54,7 @@ public sealed class ClusterFixture : IAsyncLifetime
                 o.NumMissedProbesLimit = 2;
                 o.NumVotesForDeathDeclaration = 1;
             });
-            siloBuilder.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(15));
+            siloBuilder.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = Profile.ResponseTimeout);
         }
     }
 
@@ -56,26 +62,40 @@ public sealed class ClusterFixture : IAsyncLifetime
     {
         public void Configure(Microsoft.Extensions.Configuration.IConfiguration configuration, IClientBuilder clientBuilder)
         {
-            clientBuilder.AddBocCowns(TestOptions.Apply);
-            clientBuilder.Configure<ClientMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(15));
+            clientBuilder.AddBocCowns(o => Profile.Apply(o));
+            clientBuilder.Configure<ClientMessagingOptions>(o => o.ResponseTimeout = Profile.ResponseTimeout);
         }
     }
 }
 
-internal static class TestOptions
+/// <summary>The leases, polls and retries a fixture's silos and spawners use.</summary>
+public interface ILeaseProfile
 {
-    public static BocClusterOptions Create()
+    TimeSpan ResponseTimeout { get; }
+
+    void Apply(BocClusterOptions options);
+
+    BocClusterOptions Create()
     {
         var options = new BocClusterOptions();
         Apply(options);
         return options;
     }
+}
 
-    public static void Apply(BocClusterOptions options)
+/// <summary>The API and oracle tests' cluster: leases long enough that a loaded CI machine never loses one.</summary>
+public sealed class ClusterFixture : ClusterFixtureBase<ClusterFixture.LongLeases>
+{
+    public sealed class LongLeases : ILeaseProfile
     {
-        options.LeaseDuration = TimeSpan.FromSeconds(10);
-        options.PollInterval = TimeSpan.FromSeconds(2);
-        options.MaxAttempts = 30;
+        public TimeSpan ResponseTimeout => TimeSpan.FromSeconds(15);
+
+        public void Apply(BocClusterOptions options)
+        {
+            options.LeaseDuration = TimeSpan.FromSeconds(10);
+            options.PollInterval = TimeSpan.FromSeconds(2);
+            options.MaxAttempts = 30;
+        }
     }
 }
 
