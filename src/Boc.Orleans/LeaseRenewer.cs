@@ -66,9 +66,14 @@ internal sealed class LeaseRenewer
         try
         {
             // Bounded: the next round starts on time whatever this call does; a late answer is dropped.
-            if (await entry.Renew(_behaviour).WaitAsync(_period, _stop.Token).ConfigureAwait(true) == Grains.CownReply.Lost)
+            Grains.CownReply reply = await entry.Renew(_behaviour).WaitAsync(_period, _stop.Token).ConfigureAwait(true);
+            if (reply == Grains.CownReply.Lost)
             {
                 Log.RenewFailed(_logger, null, entry.Name, _behaviour, "lost");
+            }
+            else
+            {
+                Log.Renewed(_logger, entry.Name, _behaviour);
             }
         }
         catch (OperationCanceledException) when (_stop.IsCancellationRequested)

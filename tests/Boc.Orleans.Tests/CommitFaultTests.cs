@@ -130,7 +130,35 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
     }
 
     [Fact]
-    public async Task A_commit_write_in_flight_from_a_dead_coordinators_silo_cannot_land_after_its_successor_answered()
+    public async Task A_commit_write_that_stalls_and_lands_while_its_spawner_is_dead_is_seen_whole_by_a_reader_of_both_accounts()
+    {
+        const string Scenario = "stalled-landed commit, spawner dead, reader of both";
+        var ledger = new Ledger(fixture, $"landing-{Guid.NewGuid():N}-", 100);
+        await ledger.OpenAsync("a", "b");
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.StallThenLand, 3 * Lease);
+        BocCluster spawner = fixture.NewSpawner();
+        spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
+        await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
+        await fault.Hit.Task;
+
+        // While the write stalls past the dead spawner's lease, a reader of both accounts must see the transfer on
+        // both or on neither.
+        BocCluster reader = fixture.NewSpawner();
+        Task<(bool OnA, bool OnB, long Total)> read = reader.WhenAsync(
+            BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("a"))),
+            BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("b"))),
+            (a, b) => (a.Transfers.Contains(1), b.Transfers.Contains(1), a.Balance + b.Balance));
+        Assert.Equal("landed", await fault.Outcome.Task);
+        (bool onA, bool onB, long total) = await read.WaitAsync(Bound);
+
+        await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
+        ledger.AssertConsistent(Scenario, "a", "b");
+        Assert.True(ledger.Committed(1, Scenario), $"{Scenario}: the commit write landed but the transfer is not whole in storage");
+        Assert.True(onA == onB && total == 200, $"{Scenario}: a reader saw the transfer on {(onA ? "a" : "b")} only (total {total})");
+    }
+
+    [Fact]
+    public async Task A_commit_write_in_flight_from_a_dead_coordinators_silo_cannot_land_once_its_successor_has_answered()
     {
         const string Scenario = "coordinator's silo dead with its commit write in flight";
         TestCluster cluster = fixture.Cluster;
@@ -152,42 +180,41 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         }
 
         WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.Hold, TimeSpan.Zero);
-
-        // The second attempt waits in its body until the old write has been let go.
-        var secondBody = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var letSecondGo = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        int bodies = 0;
         BocCluster spawner = fixture.NewSpawner();
-        Task transfer = ledger.TransferAsync(spawner, 1, "a", "b", 10, async () =>
-        {
-            if (Interlocked.Increment(ref bodies) > 1)
-            {
-                secondBody.TrySetResult();
-                await letSecondGo.Task;
-            }
-        });
-
+        spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
+        await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
         await fault.Hit.Task;
         await cluster.KillSiloAsync(victim);
         try
         {
-            await secondBody.Task.WaitAsync(Bound);
+            // The cown's new activation grants a reader of both accounts a's state; b is still prepared, so the reader
+            // waits there. Only then does the dead silo's write reach storage, as a paused silo's would on resuming.
+            BocCluster reader = fixture.NewSpawner();
+            Task<(bool OnA, bool OnB, long Total)> read = reader.WhenAsync(
+                BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("a"))),
+                BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("b"))),
+                (a, b) => (a.Transfers.Contains(1), b.Transfers.Contains(1), a.Balance + b.Balance));
+            ClusterCown<LedgerAccount> a = fixture.Boc.Cown<LedgerAccount>(ledger.Key("a"));
+            long deadline = Environment.TickCount64 + (long)Bound.TotalMilliseconds;
+            while (!(await fixture.Boc.InspectAsync(a)).Requests.Any(r => r.Granted))
+            {
+                Assert.True(Environment.TickCount64 < deadline, $"{Scenario}: the reader was never granted the coordinator");
+                await Task.Delay(50);
+            }
 
-            // The paused silo resumes: its write reaches storage now, after the new activation answered Aborted.
             fault.Released.TrySetResult();
             string outcome = await fault.Outcome.Task.WaitAsync(Bound);
-            letSecondGo.TrySetResult();
-            await transfer.WaitAsync(Bound);
+            (bool onA, bool onB, long total) = await read.WaitAsync(Bound);
 
             await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
             ledger.AssertConsistent(Scenario, "a", "b");
-            Assert.True(ledger.Committed(1, Scenario), $"{Scenario}: the transfer completed but storage does not hold it");
-            Assert.True(outcome == "rejected", $"{Scenario}: the dead activation's commit write {outcome} after its successor had decided");
+            Assert.True(onA == onB && total == 200, $"{Scenario}: a reader saw the transfer on {(onA ? "a" : "b")} only (total {total})");
+            Assert.True(outcome == "rejected", $"{Scenario}: the dead activation's commit write {outcome} after its successor had answered");
+            Assert.False(ledger.Committed(1, Scenario), $"{Scenario}: the transfer committed through the dead activation's write");
         }
         finally
         {
             fault.Released.TrySetResult();
-            letSecondGo.TrySetResult();
             await cluster.StartAdditionalSiloAsync();
         }
     }

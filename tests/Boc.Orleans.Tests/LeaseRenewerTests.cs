@@ -26,18 +26,22 @@ public sealed class LeaseRenewerTests
         }
         finally
         {
+            hung.Answer();
             await renewer.StopAsync();
         }
     }
 
     private sealed class FakeEntry(string key, bool hang) : CownEntry(key, write: true)
     {
-        private readonly TaskCompletionSource _never = new();
+        private readonly TaskCompletionSource _never = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly List<(int Count, TaskCompletionSource Reached)> _waiters = [];
 
         public int Count { get; private set; }
 
         public bool Answered => _never.Task.IsCompleted;
+
+        /// <summary>Lets the hung renewal answer at last, so the renewer can stop.</summary>
+        public void Answer() => _never.TrySetResult();
 
         public override GrainId GrainId => GrainId.Create("fake", SortKey);
 

@@ -33,6 +33,9 @@ internal static partial class Log
     [LoggerMessage(9, LogLevel.Warning, "Behaviour over {Cowns} ({Behaviour}): finishing the write-back failed at {Cown}; the coordinator settles it")]
     public static partial void FinishFailed(ILogger logger, Exception failure, string cowns, Guid behaviour, string cown);
 
-    [LoggerMessage(10, LogLevel.Warning, "Behaviour over {Cowns} ({Behaviour}): renewing the lease of {Cown} failed")]
-    public static partial void RenewFailed(ILogger logger, Exception? failure, string cowns, Guid behaviour, string cown);
+    [LoggerMessage(10, LogLevel.Warning, "Renewing the lease of {Cown} for {Behaviour} failed ({Why})")]
+    public static partial void RenewFailed(ILogger logger, Exception? failure, string cown, Guid behaviour, string why);
+
+    [LoggerMessage(11, LogLevel.Trace, "Renewed the lease of {Cown} for {Behaviour}")]
+    public static partial void Renewed(ILogger logger, string cown, Guid behaviour);
 }
