@@ -1,10 +1,9 @@
-using Orleans.Concurrency;
 using Orleans.Transactions.Abstractions;
 
 namespace Boc.Orleans.Bench;
 
-// What an Orleans user writes today for an atomic transfer: an account grain with transactional state, and a stateless
-// worker that starts the transaction and joins both accounts (the pattern of the Orleans transactions documentation).
+// What an Orleans user writes today for an atomic transfer: an account grain with transactional state, joined by a
+// transaction the client starts (ITransactionClient.RunTransaction, as the Orleans transactions documentation shows).
 
 [GenerateSerializer]
 public sealed class TxBalance
@@ -19,23 +18,9 @@ public interface ITxAccount : IGrainWithIntegerKey
     Task Add(long amount);
 }
 
-public interface ITxTeller : IGrainWithIntegerKey
-{
-    [Transaction(TransactionOption.Create)]
-    Task Transfer(long source, long target, long amount);
-}
-
 public sealed class TxAccount([TransactionalState("balance", "TransactionStore")] ITransactionalState<TxBalance> balance) : Grain, ITxAccount
 {
     public Task Add(long amount) => balance.PerformUpdate(b => b.Value += amount);
-}
-
-[StatelessWorker]
-public sealed class TxTeller : Grain, ITxTeller
-{
-    public Task Transfer(long source, long target, long amount) => Task.WhenAll(
-        GrainFactory.GetGrain<ITxAccount>(source).Add(-amount),
-        GrainFactory.GetGrain<ITxAccount>(target).Add(amount));
 }
 
 [GenerateSerializer]

@@ -1,9 +1,12 @@
-// Distributed bank: two silos and a client in one process, on localhost clustering. Accounts are distributed cowns
-// (grains spread over the silos); four tellers make transfers between random accounts, each one WhenAsync over two
-// accounts, wherever their grains live. At the end one behaviour reads every account and the sample checks that the
-// total was conserved and every transfer counted. Exit code 0 only then.
+// Distributed bank: two silos as separate processes and a client, on Redis (Orleans' Redis clustering and grain
+// storage; every committed transfer is on disk when Redis is run with appendfsync always). Accounts are distributed
+// cowns (grains spread over the silos); four tellers make transfers between random accounts, each one WhenAsync over
+// two accounts, wherever their grains live. At the end one behaviour reads every account and the sample checks that
+// the total was conserved and every transfer counted. Exit code 0 only then.
 //
-//   dotnet run --project samples/DistributedBank
+//   dotnet run --project samples/DistributedBank [-- --redis HOST:PORT]      (default localhost:6379)
+//
+// The same program is the silo: it starts itself twice with "silo N", and stops both at the end.
 using System.Diagnostics;
 using System.Net;
 using Boc.Orleans;
@@ -11,85 +14,146 @@ using DistributedBank;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using Orleans.Configuration;
+using StackExchange.Redis;
 
 const int Accounts = 100;
 const long Opening = 1_000;
 const int Tellers = 4;
-const int TransfersPerTeller = 500;
-const int SiloPort = 21_111;
-const int GatewayPort = 31_111;
+const int TransfersPerTeller = 250;
 
-using IHost silo1 = StartSilo(0);
-using IHost silo2 = StartSilo(1);
-await silo1.StartAsync();
-await silo2.StartAsync();
-
-HostApplicationBuilder clientBuilder = Host.CreateApplicationBuilder();
-clientBuilder.Logging.SetMinimumLevel(LogLevel.Warning);
-clientBuilder.UseOrleansClient(client => client
-    .UseLocalhostClustering([GatewayPort, GatewayPort + 1])
-    .AddBocCowns());
-using IHost clientHost = clientBuilder.Build();
-await clientHost.StartAsync();
-
-IBocCluster bank = clientHost.Services.GetRequiredService<IBocCluster>();
-ClusterCown<Account>[] accounts = [.. Enumerable.Range(0, Accounts).Select(i => bank.Cown<Account>($"account-{i}"))];
-
-await Task.WhenAll(accounts.Select(a => bank.WhenAsync(a, x => { x.Balance = Opening; })));
-
-var clock = Stopwatch.StartNew();
-long moved = 0;
-await Task.WhenAll(Enumerable.Range(0, Tellers).Select(teller => Task.Run(async () =>
+string redis = args.SkipWhile(a => a != "--redis").Skip(1).FirstOrDefault() ?? Environment.GetEnvironmentVariable("BOC_REDIS") ?? "localhost:6379";
+if (args.Length >= 2 && args[0] == "silo")
 {
-    var random = new Random(teller);
-    for (int i = 0; i < TransfersPerTeller; i++)
+    return await RunSiloAsync(int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture), redis);
+}
+
+// A fresh cluster and key space per run, so runs on one Redis server never meet.
+string cluster = $"bank-{Guid.NewGuid():N}";
+Process[] silos = [StartSilo(0), StartSilo(1)];
+try
+{
+    HostApplicationBuilder clientBuilder = Host.CreateApplicationBuilder();
+    clientBuilder.Logging.SetMinimumLevel(LogLevel.Warning);
+    clientBuilder.UseOrleansClient(client => client
+        .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (cluster, cluster))
+        .UseRedisClustering(o => o.ConfigurationOptions = ConfigurationOptions.Parse(redis))
+        .AddBocCowns());
+    using IHost clientHost = clientBuilder.Build();
+    await clientHost.StartAsync();
+
+    IBocCluster bank = clientHost.Services.GetRequiredService<IBocCluster>();
+    ClusterCown<Account>[] accounts = [.. Enumerable.Range(0, Accounts).Select(i => bank.Cown<Account>($"account-{i}"))];
+    await Task.WhenAll(accounts.Select(a => bank.WhenAsync(a, x => { x.Balance = Opening; })));
+
+    var clock = Stopwatch.StartNew();
+    long moved = 0;
+    await Task.WhenAll(Enumerable.Range(0, Tellers).Select(teller => Task.Run(async () =>
     {
-        int from = random.Next(Accounts);
-        int to = (from + 1 + random.Next(Accounts - 1)) % Accounts;
-        long amount = random.Next(1, 100);
-        bool done = await bank.WhenAsync(accounts[from], accounts[to], (src, dst) =>
+        var random = new Random(teller);
+        for (int i = 0; i < TransfersPerTeller; i++)
         {
-            src.Transfers++;
-            dst.Transfers++;
-            if (src.Balance < amount)
+            int from = random.Next(Accounts);
+            int to = (from + 1 + random.Next(Accounts - 1)) % Accounts;
+            long amount = random.Next(1, 100);
+            bool done = await bank.WhenAsync(accounts[from], accounts[to], (src, dst) =>
             {
-                return false;
+                src.Transfers++;
+                dst.Transfers++;
+                if (src.Balance < amount)
+                {
+                    return false;
+                }
+
+                src.Balance -= amount;
+                dst.Balance += amount;
+                return true;
+            });
+            if (done)
+            {
+                Interlocked.Add(ref moved, amount);
             }
-
-            src.Balance -= amount;
-            dst.Balance += amount;
-            return true;
-        });
-        if (done)
-        {
-            Interlocked.Add(ref moved, amount);
         }
-    }
-})));
-clock.Stop();
+    })));
+    clock.Stop();
 
-(long total, long transfers) = await bank.WhenAsync(
-    [.. accounts.Select(a => (ClusterAcquirable<Account>)BocCluster.Read(a))],
-    states => (states.Sum(s => s.Balance), states.Sum(s => s.Transfers)));
+    (long total, long transfers) = await bank.WhenAsync(
+        [.. accounts.Select(a => (ClusterAcquirable<Account>)BocCluster.Read(a))],
+        states => (states.Sum(s => s.Balance), states.Sum(s => s.Transfers)));
 
-int made = Tellers * TransfersPerTeller;
-Console.WriteLine($"{made} transfers over {Accounts} accounts on 2 silos in {clock.Elapsed.TotalSeconds:F1} s ({made / clock.Elapsed.TotalSeconds:F0}/s); {moved} moved");
-Console.WriteLine($"total {total} (expected {Accounts * Opening}); transfers counted {transfers / 2} (expected {made})");
-
-await clientHost.StopAsync();
-await silo2.StopAsync();
-await silo1.StopAsync();
-return total == Accounts * Opening && transfers == 2L * made ? 0 : 1;
-
-static IHost StartSilo(int index)
+    int made = Tellers * TransfersPerTeller;
+    Console.WriteLine($"{made} transfers over {Accounts} accounts on 2 silo processes in {clock.Elapsed.TotalSeconds:F1} s ({made / clock.Elapsed.TotalSeconds:F0}/s); {moved} moved");
+    Console.WriteLine($"total {total} (expected {Accounts * Opening}); transfers counted {transfers / 2} (expected {made})");
+    await clientHost.StopAsync();
+    return total == Accounts * Opening && transfers == 2L * made ? 0 : 1;
+}
+finally
 {
+    foreach (Process silo in silos)
+    {
+        silo.Kill();
+        await silo.WaitForExitAsync();
+        silo.Dispose();
+    }
+}
+
+// Starts this program again as silo N, and waits until it has joined the cluster.
+Process StartSilo(int index)
+{
+    // Under `dotnet run` the process is the app host; under `dotnet DistributedBank.dll` it is dotnet itself.
+    string self = Environment.ProcessPath!;
+    var start = new ProcessStartInfo(self) { RedirectStandardOutput = true, UseShellExecute = false };
+    if (Path.GetFileNameWithoutExtension(self) == "dotnet")
+    {
+        start.ArgumentList.Add(typeof(Account).Assembly.Location);
+    }
+
+    foreach (string arg in (string[])["silo", $"{index}", "--redis", redis, "--cluster", cluster])
+    {
+        start.ArgumentList.Add(arg);
+    }
+
+    Process process = Process.Start(start)!;
+    string? line;
+    while ((line = process.StandardOutput.ReadLine()) is not null && line != "ready")
+    {
+    }
+
+    if (line is null)
+    {
+        throw new InvalidOperationException($"silo {index} exited before it was ready: is Redis running at {redis}?");
+    }
+
+    // Keep draining what the silo prints, so it never blocks on a full pipe.
+    _ = process.StandardOutput.ReadToEndAsync();
+    return process;
+}
+
+static async Task<int> RunSiloAsync(int index, string redis)
+{
+    string cluster = Environment.GetCommandLineArgs().SkipWhile(a => a != "--cluster").Skip(1).First();
     HostApplicationBuilder builder = Host.CreateApplicationBuilder();
     builder.Logging.SetMinimumLevel(LogLevel.Error);   // Orleans warns about workstation GC on a dev machine
     builder.UseOrleans(silo => silo
-        .UseLocalhostClustering(SiloPort + index, GatewayPort + index, new IPEndPoint(IPAddress.Loopback, SiloPort))
-        .AddMemoryGrainStorage(BocCluster.StorageName)
+        .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (cluster, cluster))
+        .UseRedisClustering(o => o.ConfigurationOptions = ConfigurationOptions.Parse(redis))
+        .ConfigureEndpoints(IPAddress.Loopback, FreePort(), FreePort())
+        .AddDistributedGrainDirectory()
+        .AddRedisGrainStorage(BocCluster.StorageName, o => o.ConfigurationOptions = ConfigurationOptions.Parse(redis))
         .AddBocCowns());
-    return builder.Build();
+    using IHost host = builder.Build();
+    await host.StartAsync();
+    Console.WriteLine("ready");
+    Console.Out.Flush();
+    await host.WaitForShutdownAsync();
+    return index >= 0 ? 0 : 1;
+}
+
+static int FreePort()
+{
+    using var listener = new System.Net.Sockets.TcpListener(IPAddress.Loopback, 0);
+    listener.Start();
+    return ((IPEndPoint)listener.LocalEndpoint).Port;
 }
 
 namespace DistributedBank

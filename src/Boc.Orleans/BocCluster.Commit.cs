@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Boc.Orleans.Grains;
 
 namespace Boc.Orleans;
@@ -25,6 +26,7 @@ public sealed partial class BocCluster
             }
 
             CownEntry[] participants = [.. _entries.Where(e => e.Write && e != coordinator)];
+            long stepStart = Stopwatch.GetTimestamp();
             CownReply[] ready;
             try
             {
@@ -43,14 +45,17 @@ public sealed partial class BocCluster
                 return "lost";
             }
 
+            stepStart = StepTimes.Record(StepTimes.Prepare, stepStart);
             await _spawner.Step(SpawnerStep.Prepared, Id).ConfigureAwait(true);
             Decision decision = await DecideAsync(coordinator, [.. participants.Select(p => p.GrainId)]).ConfigureAwait(true);
+            stepStart = StepTimes.Record(StepTimes.Commit, stepStart);
             switch (decision)
             {
                 case Decision.Committed:
                     await _renewer.StopAsync().ConfigureAwait(true);
                     await _spawner.Step(SpawnerStep.Committed, Id).ConfigureAwait(true);
                     await FinishAsync(coordinator, participants, reads).ConfigureAwait(true);
+                    StepTimes.Record(StepTimes.Finish, stepStart);
                     await _spawner.Step(SpawnerStep.Finished, Id).ConfigureAwait(true);
                     return null;
                 case Decision.Aborted:

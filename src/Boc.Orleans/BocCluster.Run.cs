@@ -146,6 +146,7 @@ public sealed partial class BocCluster
             }
 
             TResult result;
+            long stepStart = Stopwatch.GetTimestamp();
             try
             {
                 using (HeldCowns.Enter(_entries))
@@ -160,6 +161,7 @@ public sealed partial class BocCluster
                 throw;
             }
 
+            StepTimes.Record(StepTimes.Body, stepStart);
             await _spawner.Step(SpawnerStep.BodyRan, Id).ConfigureAwait(true);
             string? abandoned = await CommitAsync().ConfigureAwait(true);
             return abandoned is null ? (true, result, null, null) : (false, default!, abandoned, null);
@@ -169,6 +171,7 @@ public sealed partial class BocCluster
         private async Task AcquireAllAsync(CancellationToken cancellationToken)
         {
             TimeSpan poll = Options.PollInterval;
+            long stepStart = Stopwatch.GetTimestamp();
             var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             Task[] predecessors = _spawner._sequencer.Register(_entries, done.Task);
             try
@@ -196,9 +199,11 @@ public sealed partial class BocCluster
                 _spawner._sequencer.End(_entries, done);
             }
 
+            stepStart = StepTimes.Record(StepTimes.Enqueue, stepStart);
             await _spawner.Step(SpawnerStep.Enqueued, Id).ConfigureAwait(true);
             await Task.WhenAll(_entries.Select(e => e.Schedule(Id))).ConfigureAwait(true);
             await Task.WhenAll(_entries.Select(e => AcquireAsync(e, cancellationToken))).ConfigureAwait(true);
+            StepTimes.Record(StepTimes.Acquire, stepStart);
             await _spawner.Step(SpawnerStep.Acquired, Id).ConfigureAwait(true);
         }
 
