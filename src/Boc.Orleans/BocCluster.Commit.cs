@@ -6,8 +6,8 @@ namespace Boc.Orleans;
 // The write-back (docs/distributed.md, "Commit"). Read-only grants are validated before the decision, so a body that
 // ran on a grant its cown no longer vouches for (its activation was lost mid-body) is never counted. Written cowns
 // other than the coordinator prepare (durably), then the coordinator commits: its state and the commit record in one
-// storage write. Only then are the prepared values applied; the spawner tells the coordinator it may forget the record
-// once every one of them said it is applied.
+// storage write, and tells the prepared cowns to apply. The spawner tells the coordinator it has its answer; the record
+// goes once that is said and every prepared cown has answered Applied.
 public sealed partial class BocCluster
 {
     private sealed partial class Attempt
@@ -54,7 +54,7 @@ public sealed partial class BocCluster
                 case Decision.Committed:
                     await _renewer.StopAsync().ConfigureAwait(true);
                     await _spawner.Step(SpawnerStep.Committed, Id).ConfigureAwait(true);
-                    await FinishAsync(coordinator, participants, reads).ConfigureAwait(true);
+                    await FinishAsync(coordinator, reads).ConfigureAwait(true);
                     StepTimes.Record(StepTimes.Finish, stepStart);
                     await _spawner.Step(SpawnerStep.Finished, Id).ConfigureAwait(true);
                     return null;
@@ -121,24 +121,21 @@ public sealed partial class BocCluster
         }
 
         /// <summary>
-        /// After the commit: apply every prepared value and release the read-only cowns, then let the coordinator forget
-        /// the record, if every participant said its value is applied; otherwise the coordinator settles it itself.
+        /// After the commit: the coordinator applies the prepared values itself (it tells the participants); the spawner
+        /// releases its read-only cowns and tells the coordinator it has its answer, so the record may go once every
+        /// participant has applied.
         /// </summary>
-        private async Task FinishAsync(CownEntry coordinator, CownEntry[] participants, CownEntry[] reads)
+        private async Task FinishAsync(CownEntry coordinator, CownEntry[] reads)
         {
-            Task<ReleaseReply[]> applied = Task.WhenAll(participants.Select(e => ReleaseQuietly(e, apply: true)));
             Task released = Task.WhenAll(reads.Select(e => ReleaseQuietly(e, apply: false)));
-            if (Array.TrueForAll(await applied.ConfigureAwait(true), r => r == ReleaseReply.Applied))
+            try
             {
-                try
-                {
-                    await coordinator.Forget(Id).ConfigureAwait(true);
-                }
-#pragma warning disable CA1031 // A record nobody forgets is settled by its coordinator after a lease (docs/distributed.md).
-                catch (Exception)
+                await coordinator.Forget(Id).ConfigureAwait(true);
+            }
+#pragma warning disable CA1031 // A record nobody forgets is dropped after the retention (docs/distributed.md).
+            catch (Exception)
 #pragma warning restore CA1031
-                {
-                }
+            {
             }
 
             await released.ConfigureAwait(true);

@@ -46,6 +46,10 @@ public abstract class ClusterFixtureBase<TProfile> : IAsyncLifetime
         public void Configure(ISiloBuilder siloBuilder)
         {
             siloBuilder.AddBocCowns(o => Profile.Apply(o));
+
+            // Random placement: Orleans' default (resource-optimized) puts a test's new cowns mostly on one silo, and
+            // the failure tests need cowns on every silo.
+            siloBuilder.Services.AddSingleton<PlacementStrategy, RandomPlacement>();
             siloBuilder.Services.AddGrainStorage(BocCluster.StorageName, (services, _) => new ProcessGrainStorage(services.GetRequiredService<Serializer>()));
             // Declare a killed silo dead within seconds, so the kill test's retries find the cowns' new activations.
             siloBuilder.Configure<ClusterMembershipOptions>(o =>

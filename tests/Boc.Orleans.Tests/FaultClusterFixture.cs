@@ -24,8 +24,9 @@ public sealed class FaultClusterFixture : ClusterFixtureBase<FaultClusterFixture
     public async Task<SiloHandle> SiloOfAsync(string key)
     {
         CownInspection inspection = await Boc.InspectAsync(Boc.Cown<LedgerAccount>(key));
-        string identity = inspection.Silo[(inspection.Silo.IndexOf('@') + 1)..];
-        return Cluster.Silos.First(s => identity.Contains(s.SiloAddress.ToString(), StringComparison.Ordinal) || s.SiloAddress.ToString().Contains(identity, StringComparison.Ordinal));
+        string identity = inspection.Silo[(inspection.Silo.LastIndexOf('@') + 1)..];
+        return Cluster.Silos.FirstOrDefault(s => s.SiloAddress.ToString() == identity)
+            ?? throw new InvalidOperationException($"{key} answered from {identity}, which is not a silo of the cluster");
     }
 
     public sealed class ShortLeases : ILeaseProfile

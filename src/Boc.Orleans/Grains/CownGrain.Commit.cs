@@ -70,6 +70,14 @@ internal sealed partial class CownGrain<T>
             }
 
             Remove(request);
+
+            // The coordinator tells the participants itself: one hop sooner than through the spawner, and it learns
+            // from their Applied when the record can go (SettleAsync; retried by the tick if a participant misses it).
+            if (participants.Length > 0 && _settling.Add(behaviour))
+            {
+                _ = SettleAsync(_durable.FindCommit(behaviour)!, recovery: false);
+            }
+
             return Decision.Committed;
         }
 
@@ -127,11 +135,31 @@ internal sealed partial class CownGrain<T>
         }
 
         bool held = request is not null && IsGranted(request);
+        if (apply && _durable.Prepared?.Behaviour == behaviour)
+        {
+            // The commit is durable at the coordinator and the value durable here: it is the state from now on. The
+            // next request is granted it at once; the apply reaches storage with this write (or any earlier one, which
+            // folds it in), and Applied is answered only then.
+            _decided = behaviour;
+            if (request is not null)
+            {
+                Remove(request);
+            }
+            else
+            {
+                _queue.WakeReady(BlockedBy);
+            }
+
+            await WriteAsync(r => r).ConfigureAwait(true);
+            _applied[behaviour] = Environment.TickCount64;
+            return ReleaseReply.Applied;
+        }
+
         if (_durable.Prepared?.Behaviour == behaviour || (apply && !_applied.ContainsKey(behaviour)))
         {
-            // Apply or drop the prepared value; if there is none (apply only), this write is fence (2): after it, no
-            // prepared value of the behaviour can be pending here, so it was applied earlier.
-            await WriteAsync(r => r.Prepared?.Behaviour == behaviour ? r with { Value = apply ? r.Prepared.Value : r.Value, Prepared = null } : r).ConfigureAwait(true);
+            // Drop the prepared value; or, with nothing prepared (apply only), fence (2): after this write no prepared
+            // value of the behaviour can be pending here, so it was applied earlier.
+            await WriteAsync(r => r.Prepared?.Behaviour == behaviour ? r with { Prepared = null } : r).ConfigureAwait(true);
             if (apply)
             {
                 _applied[behaviour] = Environment.TickCount64;
@@ -146,7 +174,7 @@ internal sealed partial class CownGrain<T>
         }
         else
         {
-            // An applied or dropped value unblocks grants even without a request.
+            // A dropped value unblocks grants even without a request.
             _queue.WakeReady(BlockedBy);
         }
 
@@ -158,10 +186,10 @@ internal sealed partial class CownGrain<T>
         ThrowIfPoisoned();
 
         // In memory until the next write: Decide keeps answering Committed from the durable record meanwhile, which is
-        // true; a crash before the write only brings the record back, and recovery settles it again.
+        // true; a crash before the write only brings the record back, kept until the retention passes.
         if (_durable.FindCommit(behaviour) is not null)
         {
-            _settled.Add(behaviour);
+            _forgotten.Add(behaviour);
         }
 
         return Task.CompletedTask;

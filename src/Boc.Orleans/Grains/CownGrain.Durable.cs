@@ -3,8 +3,18 @@ namespace Boc.Orleans.Grains;
 // The durable rule and the poison (CownGrain's header): one place writes the record, and one place gives up.
 internal sealed partial class CownGrain<T>
 {
-    /// <summary>Commit records whose settlement is known (spawner forgot, or recovery settled them): dropped at the next write.</summary>
-    private readonly HashSet<Guid> _settled = [];
+    /// <summary>Commit records whose spawner said it has its answer (Forget).</summary>
+    private readonly HashSet<Guid> _forgotten = [];
+
+    /// <summary>Commit records whose every participant answered Applied (durably) to this coordinator.</summary>
+    private readonly HashSet<Guid> _participantsApplied = [];
+
+    /// <summary>
+    /// The behaviour whose prepared value here is known committed (its coordinator's Release arrived) but not yet
+    /// applied in storage. Its value is durable (prepared) and so is the decision (the coordinator's record), so it is
+    /// the state grants carry, and every write folds it into the value; _durable catches up when the apply lands.
+    /// </summary>
+    private Guid _decided;
 
     /// <summary>When this activation's last write succeeded (Environment.TickCount64), for the idle flush.</summary>
     private long _lastWrite;
@@ -23,8 +33,7 @@ internal sealed partial class CownGrain<T>
         try
         {
             ThrowIfPoisoned();
-            Guid[] dropping = [.. _settled];
-            CownRecord<T> next = change(DropSettled(_durable, dropping));
+            CownRecord<T> next = change(FoldDecided(DropSettled(_durable, out Guid[] dropping)));
             _record.State = next;
             try
             {
@@ -38,7 +47,12 @@ internal sealed partial class CownGrain<T>
 
             _durable = next;
             _lastWrite = Environment.TickCount64;
-            _settled.ExceptWith(dropping);
+            _forgotten.ExceptWith(dropping);
+            _participantsApplied.ExceptWith(dropping);
+            if (_durable.Prepared?.Behaviour != _decided)
+            {
+                _decided = Guid.Empty;
+            }
         }
         finally
         {
@@ -46,19 +60,29 @@ internal sealed partial class CownGrain<T>
         }
     }
 
-    private CownRecord<T> DropSettled(CownRecord<T> record, Guid[] dropping)
+    /// <summary>
+    /// The record without the commit records nobody can ask about any more: every participant applied, and the spawner
+    /// has its answer (a record with an idempotency key stays for the retention, so its outcome can be looked up) or the
+    /// retention has passed (the spawner stops asking long before: docs/distributed.md, "Commit records").
+    /// </summary>
+    private CownRecord<T> DropSettled(CownRecord<T> record, out Guid[] dropping)
     {
         DateTime expired = DateTime.UtcNow - _options.CommitRecordRetention;
-        bool Drop(CommitRecord c) =>
-
-            // A record with an idempotency key stays for the retention, so its outcome can still be looked up.
-            (Array.IndexOf(dropping, c.Behaviour) >= 0 && (c.IdempotencyKey is null || c.CommittedUtc < expired))
-
-            // A record without participants only waits for its spawner, which stops asking long before this.
-            || (c.Participants.Length == 0 && c.CommittedUtc < expired);
-
-        return Array.Exists(record.Commits, Drop) ? record with { Commits = Array.FindAll(record.Commits, c => !Drop(c)) } : record;
+        CommitRecord[] drop = Array.FindAll(record.Commits, c =>
+            (c.Participants.Length == 0 || _participantsApplied.Contains(c.Behaviour))
+            && ((_forgotten.Contains(c.Behaviour) && c.IdempotencyKey is null) || c.CommittedUtc < expired));
+        dropping = [.. drop.Select(c => c.Behaviour)];
+        return drop.Length == 0 ? record : record with { Commits = Array.FindAll(record.Commits, c => Array.IndexOf(drop, c) < 0) };
     }
+
+    /// <summary>The record with a prepared value known committed folded into its value (see <see cref="_decided"/>).</summary>
+    private CownRecord<T> FoldDecided(CownRecord<T> record) =>
+        _decided != Guid.Empty && record.Prepared is { } prepared && prepared.Behaviour == _decided
+            ? record with { Value = prepared.Value, Prepared = null }
+            : record;
+
+    /// <summary>The state a grant carries: the committed value, or a prepared value whose commit is known.</summary>
+    private T? EffectiveValue => FoldDecided(_durable).Value;
 
     private void Poison(Exception failure)
     {

@@ -1,8 +1,8 @@
 namespace Boc.Orleans.Grains;
 
 // What a cown does by itself, every quarter lease (docs/distributed.md, "Failures"): evict requests whose spawner went
-// quiet, resolve a prepared value whose spawner went quiet through its coordinator, settle commit records whose spawner
-// never said it had finished, and write settled records away when nothing else writes.
+// quiet, resolve a prepared value whose spawner went quiet through its coordinator, settle commit records whose
+// participants have not all applied, and write settled records away when nothing else writes.
 internal sealed partial class CownGrain<T>
 {
     private readonly HashSet<Guid> _settling = [];
@@ -30,7 +30,7 @@ internal sealed partial class CownGrain<T>
         }
 
         // Each recovery runs beside the tick, so a slow peer never holds back evictions.
-        if (_durable.Prepared is { } prepared && !_resolving
+        if (_durable.Prepared is { } prepared && prepared.Behaviour != _decided && !_resolving
             && (_queue.Find(prepared.Behaviour)?.LeaseUntil ?? _preparedDeadline) < now)
         {
             _resolving = true;
@@ -41,15 +41,14 @@ internal sealed partial class CownGrain<T>
         foreach (CommitRecord record in _durable.Commits)
         {
             if (record.Participants.Length > 0 && record.CommittedUtc < settleBefore
-                && !_settled.Contains(record.Behaviour) && _settling.Add(record.Behaviour))
+                && !_participantsApplied.Contains(record.Behaviour) && _settling.Add(record.Behaviour))
             {
-                _ = SettleAsync(record);
+                _ = SettleAsync(record, recovery: true);
             }
         }
 
         // Settled records leave storage with the next write; a cown nothing writes to writes them away itself.
-        bool expired = Array.Exists(_durable.Commits, c => c.CommittedUtc < DateTime.UtcNow - _options.CommitRecordRetention);
-        if ((_settled.Count > 0 || expired) && now - _lastWrite > LeaseMilliseconds / 4 && _writes.CurrentCount > 0)
+        if (now - _lastWrite > LeaseMilliseconds / 4 && _writes.CurrentCount > 0 && DropSettled(_durable, out Guid[] dropping) is not null && dropping.Length > 0)
         {
             return FlushAsync();
         }
@@ -83,18 +82,22 @@ internal sealed partial class CownGrain<T>
     }
 
     /// <summary>
-    /// A commit record older than a lease that the spawner never forgot: tell every participant to apply (idempotent;
-    /// Applied comes only after a durable write or a fence), then the record may go.
+    /// Tells every participant of a commit record to apply (idempotent; Applied comes only after a durable write or a
+    /// fence); once all have, the record waits only for its spawner. Run at once after the commit, and again by the
+    /// tick for a record older than a lease whose participants have not all answered.
     /// </summary>
-    private async Task SettleAsync(CommitRecord record)
+    private async Task SettleAsync(CommitRecord record, bool recovery)
     {
         try
         {
             ReleaseReply[] replies = await Task.WhenAll(record.Participants.Select(p => GrainFactory.GetGrain<ICownPeer>(p).Release(record.Behaviour, apply: true))).ConfigureAwait(true);
             if (Array.TrueForAll(replies, r => r == ReleaseReply.Applied))
             {
-                _settled.Add(record.Behaviour);
-                BocClusterMetrics.Recovered("settled");
+                _participantsApplied.Add(record.Behaviour);
+                if (recovery)
+                {
+                    BocClusterMetrics.Recovered("settled");
+                }
             }
         }
 #pragma warning disable CA1031 // A participant may be unreachable for now: the next tick tries again.

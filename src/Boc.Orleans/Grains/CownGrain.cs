@@ -124,8 +124,8 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         Renew(request);
         CownReply reply = await WaitAsync(request, IsGranted, wait).ConfigureAwait(true);
 
-        // The state is _durable's: never a value storage could still reject.
-        return reply == CownReply.Ready ? new Grant<T>(reply, _durable.Value ?? new T()) : new Grant<T>(reply, null);
+        // A durable state: the committed value, or a prepared value whose commit is durable at its coordinator.
+        return reply == CownReply.Ready ? new Grant<T>(reply, EffectiveValue ?? new T()) : new Grant<T>(reply, null);
     }
 
     public Task<CownReply> Renew(Guid behaviour)
@@ -147,10 +147,10 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     }
 
     /// <summary>
-    /// The behaviour whose write-back blocks every other grant: the durable prepared value's, or the one being
-    /// prepared (its write is in flight and may land).
+    /// The behaviour whose write-back blocks every other grant: the durable prepared value's (unless its commit is
+    /// known), or the one being prepared (its write is in flight and may land).
     /// </summary>
-    private Guid BlockedBy => _durable.Prepared?.Behaviour ?? _preparing;
+    private Guid BlockedBy => _durable.Prepared is { } prepared && prepared.Behaviour != _decided ? prepared.Behaviour : _preparing;
 
     private bool IsGranted(Request request) => _queue.IsGranted(request, BlockedBy);
 
