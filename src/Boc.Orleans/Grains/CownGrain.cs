@@ -15,7 +15,10 @@ namespace Boc.Orleans.Grains;
 // read or last wrote successfully. A change builds the next record, writes it, and only then becomes _durable; while
 // the write is in flight the old record keeps answering, and the request it concerns is marked Writing, so neither a
 // lease nor a Decide can end it. If a write fails, storage may or may not hold it (a timeout can land later): the
-// activation is poisoned, answers nothing more, and deactivates; the next activation reads storage afresh.
+// activation is poisoned, answers nothing more, and deactivates; the next activation reads storage afresh. One state
+// is answered before its own write: a prepared value whose commit the coordinator has announced (_decided). It is
+// durable here (prepared) and its decision is durable at the coordinator, so a crash before its apply lands loses
+// nothing: the next activation finds it prepared and asks the coordinator.
 //
 // The fences. (1) An activation's first act is a write (the epoch): storage checks each write's ETag, so every write
 // still in flight from an earlier activation (a paused silo's, a duplicate's) fails from then on, and what this
