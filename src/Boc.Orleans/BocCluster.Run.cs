@@ -196,7 +196,7 @@ public sealed partial class BocCluster
             }
             finally
             {
-                _spawner._sequencer.End(_entries, done);
+                _spawner._sequencer.End(_entries, done, predecessors);
             }
 
             stepStart = StepTimes.Record(StepTimes.Enqueue, stepStart);

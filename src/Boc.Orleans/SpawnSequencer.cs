@@ -33,9 +33,18 @@ internal sealed class SpawnSequencer
         return [.. predecessors];
     }
 
-    /// <summary>Ends a registered phase, whatever its outcome, so its successors go on.</summary>
-    public void End(CownEntry[] entries, TaskCompletionSource done)
+    /// <summary>
+    /// Ends a registered phase, whatever its outcome, so its successors go on; but never before its own predecessors
+    /// ended: a spawn canceled while it waited for them must not let a later spawn overtake them.
+    /// </summary>
+    public void End(CownEntry[] entries, TaskCompletionSource done, Task[] predecessors)
     {
+        if (!Array.TrueForAll(predecessors, p => p.IsCompleted))
+        {
+            _ = Task.WhenAll(predecessors).ContinueWith(_ => End(entries, done, []), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            return;
+        }
+
         lock (_gate)
         {
             foreach (CownEntry entry in entries)
