@@ -18,7 +18,7 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
     private static readonly HashSet<string> s_storingMethods = new()
     {
         "Add", "AddRange", "AddFirst", "AddLast", "Enqueue", "Push", "Insert", "InsertRange", "TryAdd", "AddOrUpdate",
-        "GetOrAdd", "TryWrite", "WriteAsync", "Post", "SendAsync", "SetResult", "TrySetResult", "Set",
+        "GetOrAdd", "GetOrCreate", "GetOrCreateAsync", "TryWrite", "WriteAsync", "Post", "SendAsync", "SetResult", "TrySetResult", "Set",
     };
 
     public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics { get; } = ImmutableArray.Create(Descriptors.StateEscapes);
@@ -84,6 +84,7 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
     private static string? ResultKind(ITypeSymbol? type, Mutability mutability) =>
         mutability.IsMutable(type) ? "a mutable result"
         : Mutability.IsReadOnlyView(type) ? "a live view of the state (a deferred query or read-only wrapper reads it when used)"
+        : mutability.HoldsDelegate(type) ? "a delegate over the state (or an object that keeps one), which uses the state whenever it runs"
         : null;
 
     private static void CheckCall(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, BehaviourIndex index,
@@ -113,7 +114,7 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
             return;
         }
 
-        if (CheckStore(invocation, spawn, function, taint, index.Mutability, report) || CheckRefStore(invocation, spawn, function, taint, index, report))
+        if (CheckStore(invocation, spawn, function, taint, index, report) || CheckRefStore(invocation, spawn, function, taint, index, report))
         {
             return;
         }
@@ -121,10 +122,16 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
         CheckUnawaited(invocation, function, taint, index, report);
     }
 
-    /// <summary>Add, Enqueue, TrySetResult and the like, into something outside the acquired state.</summary>
-    private static bool CheckStore(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, Mutability mutability,
+    /// <summary>
+    /// Add, Enqueue, TrySetResult and the like, into something outside the acquired state. A delegate passed for a
+    /// parameter declared as a delegate (the factories of <c>GetOrAdd</c>, <c>AddOrUpdate</c>, <c>GetOrCreate</c>) runs
+    /// inside the call: what it reads is not stored, what it returns is. <c>GetOrAdd</c>'s <c>factoryArgument</c> is
+    /// handed to the factory, not stored.
+    /// </summary>
+    private static bool CheckStore(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, BehaviourIndex index,
         System.Action<Diagnostic> report)
     {
+        Mutability mutability = index.Mutability;
         IMethodSymbol method = invocation.TargetMethod;
         ImmutableArray<IArgumentOperation> arguments = invocation.Arguments;
         if (!s_storingMethods.Contains(method.Name))
@@ -148,6 +155,26 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
         bool reported = false;
         for (int i = first; i < arguments.Length; i++)
         {
+            IParameterSymbol? parameter = arguments[i].Parameter;
+            if (parameter?.Name == "factoryArgument")
+            {
+                continue;
+            }
+
+            if (parameter?.OriginalDefinition.Type.TypeKind == TypeKind.Delegate)
+            {
+                foreach (IOperation returned in ReturnedValues(arguments[i].Value, index))
+                {
+                    if (taint.Of(returned) is { } kept && Destination(receiver, kept.Origin, spawn, function, taint) is { } into)
+                    {
+                        Report(report, returned, kept, $"returned by the callback passed to {method.Name}, which stores it into {into}");
+                        reported = true;
+                    }
+                }
+
+                continue;
+            }
+
             // AddRange, InsertRange and the like store the elements, not the collection: numbers copied from the
             // acquired state are not an escape.
             if (method.Name.EndsWith("Range", System.StringComparison.Ordinal) && !mutability.IsMutable(ElementType(arguments[i].Value)))
@@ -163,6 +190,23 @@ public sealed class AcquiredStateEscapeAnalyzer : BocAnalyzer
         }
 
         return reported;
+    }
+
+    /// <summary>What a delegate argument returns, if it is a lambda or local function the analyzer can see.</summary>
+    private static IEnumerable<IOperation> ReturnedValues(IOperation value, BehaviourIndex index)
+    {
+        if (index.ResolveFunction(value, depth: 0) is not { Function: { } function, Body: { } body })
+        {
+            yield break;
+        }
+
+        foreach (IOperation operation in body.DescendantsAndSelf())
+        {
+            if (operation is IReturnOperation { ReturnedValue: { } returned } && Operations.EnclosingFunction(operation) == function)
+            {
+                yield return returned;
+            }
+        }
     }
 
     /// <summary>

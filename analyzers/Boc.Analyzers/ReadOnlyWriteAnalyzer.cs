@@ -98,7 +98,9 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
             return invocation.Arguments[0].Value;
         }
 
-        if (!IsMutatingName(method.Name))
+        // LINQ's operators never write their source, whatever their names: on .NET 10 array.Reverse() binds to the lazy
+        // Enumerable.Reverse<T>(T[]).
+        if (!IsMutatingName(method.Name) || IsLinq(method.ContainingType))
         {
             return null;
         }
@@ -120,6 +122,10 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
 
         return null;
     }
+
+    /// <summary>A type of <c>System.Linq</c> (<c>Enumerable</c>, <c>Queryable</c>, <c>ParallelEnumerable</c>, <c>AsyncEnumerable</c>, ...).</summary>
+    private static bool IsLinq(INamedTypeSymbol? type) =>
+        type?.ContainingNamespace is { Name: "Linq", ContainingNamespace: { Name: "System", ContainingNamespace.IsGlobalNamespace: true } };
 
     /// <summary>The read-only acquired parameter whose state a write to <paramref name="target"/> changes, if any.</summary>
     private static IParameterSymbol? WrittenThrough(IOperation target, Taint taint, Spawn spawn)

@@ -52,6 +52,8 @@ public partial class RuleDocExampleTests
         ("flag", "bool flag = Environment.TickCount > 0;"),
         ("mode", "int mode = Environment.TickCount % 2;"),
         ("seen", "var seen = new ConcurrentBag<Account>();"),
+        ("totals", "var totals = new ConcurrentDictionary<string, long>();"),
+        ("lazies", "var lazies = new ConcurrentDictionary<string, Lazy<long>>();"),
         ("done", "var done = new TaskCompletionSource<Account>();"),
         ("ticker", "var ticker = new Ticker();"),
         ("queue", "var queue = new BlockingCollection<int>();"),
