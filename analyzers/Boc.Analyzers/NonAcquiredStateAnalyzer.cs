@@ -79,6 +79,12 @@ public sealed class NonAcquiredStateAnalyzer : BocAnalyzer
     {
         foreach (Finding finding in Find(index))
         {
+            if (finding.Outer.IsCluster)
+            {
+                // A cluster body's state is a copy: using it from another behaviour is BOC105's business.
+                continue;
+            }
+
             report(Diagnostic.Create(Descriptors.NonAcquiredState, finding.Use.Syntax.GetLocation(), finding.Name,
                 finding.Name == finding.Taint.Origin.Name ? "" : $" (it holds '{finding.Taint.Origin.Name}' or part of it)"));
         }

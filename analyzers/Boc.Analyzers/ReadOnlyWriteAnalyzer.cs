@@ -47,28 +47,28 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
                 switch (operation)
                 {
                     case IAssignmentOperation assignment when WrittenThrough(assignment.Target, all, spawn) is { } origin:
-                        Report(report, assignment.Target, origin, "this assignment");
+                        Report(report, spawn, assignment.Target, origin, "this assignment");
                         break;
                     case IIncrementOrDecrementOperation increment when WrittenThrough(increment.Target, all, spawn) is { } origin:
-                        Report(report, increment.Target, origin, "this increment");
+                        Report(report, spawn, increment.Target, origin, "this increment");
                         break;
                     case IDeconstructionAssignmentOperation deconstruction:
                         foreach (IOperation target in deconstruction.Target.DescendantsAndSelf().Where(t => t.Parent is ITupleOperation))
                         {
                             if (WrittenThrough(target, all, spawn) is { } origin)
                             {
-                                Report(report, target, origin, "this deconstruction");
+                                Report(report, spawn, target, origin, "this deconstruction");
                             }
                         }
 
                         break;
                     case IArgumentOperation { Parameter.RefKind: RefKind.Ref or RefKind.Out } argument
                         when WrittenThrough(argument.Value, all, spawn) is { } origin:
-                        Report(report, argument, origin, "passing it by ref");
+                        Report(report, spawn, argument, origin, "passing it by ref");
                         break;
                     case IInvocationOperation invocation when WrittenArgument(invocation) is { } written
                         && all.Of(written) is { } taint && spawn.IsReadOnly(taint.Origin):
-                        Report(report, invocation, taint.Origin, $"the call to '{invocation.TargetMethod.Name}'");
+                        Report(report, spawn, invocation, taint.Origin, $"the call to '{invocation.TargetMethod.Name}'");
                         break;
                 }
             }
@@ -161,6 +161,9 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
         return info is not null && spawn.IsReadOnly(info.Origin) ? info.Origin : null;
     }
 
-    private static void Report(System.Action<Diagnostic> report, IOperation at, IParameterSymbol origin, string what) =>
-        report(Diagnostic.Create(Descriptors.ReadOnlyWrite, at.Syntax.GetLocation(), origin.Name, what));
+    private static void Report(System.Action<Diagnostic> report, Spawn spawn, IOperation at, IParameterSymbol origin, string what) =>
+        report(Diagnostic.Create(Descriptors.ReadOnlyWrite, at.Syntax.GetLocation(), origin.Name, what,
+            spawn.IsCluster
+                ? "but a cluster behaviour never writes a read-only copy back: the change is lost"
+                : "while other readers may run at the same time"));
 }
