@@ -17,6 +17,11 @@ public sealed class ClusterCopyAnalyzer : BocAnalyzer
 
     private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
     {
+        if (!index.HasClusterSpawn)
+        {
+            return;
+        }
+
         foreach (Spawn spawn in index.Spawns)
         {
             if (spawn.IsCluster)
@@ -25,7 +30,7 @@ public sealed class ClusterCopyAnalyzer : BocAnalyzer
             }
         }
 
-        foreach (NonAcquiredStateAnalyzer.Finding finding in NonAcquiredStateAnalyzer.Find(index))
+        foreach (NonAcquiredStateAnalyzer.Finding finding in index.NonAcquiredFindings())
         {
             // A behaviour the cluster body waits for runs while the body still holds its cowns, on the copy the body
             // will commit: that is part of the body.

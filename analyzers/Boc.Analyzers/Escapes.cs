@@ -325,7 +325,7 @@ internal static class Escapes
 
     private static bool IsCompletedTaskFactory(IMethodSymbol method) =>
         method.IsStatic && method.Name is "FromResult" or "FromException" or "FromCanceled"
-        && method.ContainingType?.ContainingNamespace?.ToDisplayString() == "System.Threading.Tasks";
+        && Namespaces.Is(method.ContainingType?.ContainingNamespace, "System.Threading.Tasks");
 
     private static ITypeSymbol? ElementType(IOperation value)
     {

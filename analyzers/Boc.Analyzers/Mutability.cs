@@ -24,6 +24,8 @@ internal sealed class Mutability
         "System.Collections.Concurrent",
     };
 
+    private static readonly string[] s_readOnlyViewNamespaces = ["System.Collections", "System.Collections.Generic", "System.Collections.ObjectModel"];
+
     private static readonly HashSet<string> s_mutableCollectionNamespaces = new()
     {
         "System.Collections",
@@ -49,13 +51,14 @@ internal sealed class Mutability
         _computeHoldsDelegate = ComputeHoldsDelegate;
     }
 
-    public bool IsMutable(ITypeSymbol? type) => IsMutable(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
+    // The cache first: the set that guards against cycles is needed only when the answer must be computed.
+    public bool IsMutable(ITypeSymbol? type) =>
+        type is not null && (_cache.TryGetValue(type, out bool cached) ? cached : IsMutable(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default)));
 
     /// <summary>A type whose own operations synchronise (locks, interlocked counters, events, concurrent collections).</summary>
     public static bool IsSelfSynchronizing(ITypeSymbol type)
     {
-        string ns = type.ContainingNamespace?.ToDisplayString() ?? "";
-        if (s_selfSynchronizingNamespaces.Contains(ns))
+        if (Namespaces.IsAny(type.ContainingNamespace, s_selfSynchronizingNamespaces))
         {
             return true;
         }
@@ -76,8 +79,7 @@ internal sealed class Mutability
                     return true;
                 }
 
-                string fieldNs = field.Type.ContainingNamespace?.ToDisplayString() ?? "";
-                if (s_selfSynchronizingNamespaces.Contains(fieldNs) && field.Type.TypeKind is TypeKind.Class or TypeKind.Struct)
+                if (field.Type.TypeKind is TypeKind.Class or TypeKind.Struct && Namespaces.IsAny(field.Type.ContainingNamespace, s_selfSynchronizingNamespaces))
                 {
                     return true;
                 }
@@ -98,17 +100,15 @@ internal sealed class Mutability
             return false;
         }
 
-        string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
+        INamespaceSymbol? ns = named.ContainingNamespace;
         string name = named.Name;
-        return ns switch
+        if (name is "IEnumerable" or "IAsyncEnumerable" || name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
+            || name.StartsWith("ReadOnly", System.StringComparison.Ordinal))
         {
-            "System.Collections" or "System.Collections.Generic" or "System.Collections.ObjectModel" =>
-                name is "IEnumerable" or "IAsyncEnumerable" || name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
-                || name.StartsWith("ReadOnly", System.StringComparison.Ordinal),
-            "System.Linq" => name is "IOrderedEnumerable" or "IQueryable" or "IOrderedQueryable" or "IGrouping" or "ILookup",
-            "System" => name is "ReadOnlyMemory",
-            _ => false,
-        };
+            return Namespaces.IsAny(ns, s_readOnlyViewNamespaces) || (name == "ReadOnlyMemory" && Namespaces.Is(ns, "System"));
+        }
+
+        return name is "IOrderedEnumerable" or "IQueryable" or "IOrderedQueryable" or "IGrouping" or "ILookup" && Namespaces.Is(ns, "System.Linq");
     }
 
     /// <summary>
@@ -139,7 +139,8 @@ internal sealed class Mutability
     /// strings, tasks, cown handles, library structs of those and types declared shareable keep none. A value that keeps
     /// a delegate over acquired state is not a copy of that state, however immutable its type looks.
     /// </summary>
-    public bool HoldsDelegate(ITypeSymbol? type) => HoldsDelegate(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
+    public bool HoldsDelegate(ITypeSymbol? type) =>
+        type is not null && _delegateHolders.TryGetValue(type, out bool cached) ? cached : HoldsDelegate(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
 
     private bool HoldsDelegate(ITypeSymbol? type, HashSet<ITypeSymbol> visiting)
     {
@@ -296,18 +297,18 @@ internal sealed class Mutability
             return named.GetMembers().OfType<IPropertySymbol>().Any(p => IsMutable(p.Type, visiting));
         }
 
-        string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
+        INamespaceSymbol? ns = named.ContainingNamespace;
         if (IsSelfSynchronizing(named) || IsDeclaredShareable(named))
         {
             return false;
         }
 
-        if (KnownTypes.ImmutableNamespaces.Contains(ns))
+        if (Namespaces.IsAny(ns, KnownTypes.ImmutableNamespaces))
         {
             return named.TypeArguments.Any(t => IsMutable(t, visiting));
         }
 
-        if (s_mutableCollectionNamespaces.Contains(ns))
+        if (Namespaces.IsAny(ns, s_mutableCollectionNamespaces))
         {
             // Read-only views and interfaces are shareable when what they show is; everything else in these namespaces
             // (List, Dictionary, HashSet, Queue, arrays behind IList, ...) can be changed through the reference.

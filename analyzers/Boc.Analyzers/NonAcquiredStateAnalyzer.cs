@@ -77,7 +77,7 @@ public sealed class NonAcquiredStateAnalyzer : BocAnalyzer
 
     private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
     {
-        foreach (Finding finding in Find(index))
+        foreach (Finding finding in index.NonAcquiredFindings())
         {
             if (finding.Outer.IsCluster)
             {

@@ -27,10 +27,13 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
 
     public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics { get; } = ImmutableArray.Create(Descriptors.ReadOnlyWrite);
 
-    internal static bool IsMutatingName(string name) =>
-        !s_readingExceptions.Contains(name)
-        && s_mutatingVerbs.Any(verb => name.StartsWith(verb, System.StringComparison.Ordinal)
-            && (name.Length == verb.Length || !char.IsLower(name[verb.Length])));
+    // A body calls the same few methods again and again: each name is judged once per process.
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> s_mutatingNames = new(System.StringComparer.Ordinal);
+
+    internal static bool IsMutatingName(string name) => s_mutatingNames.GetOrAdd(name, static n =>
+        !s_readingExceptions.Contains(n)
+        && s_mutatingVerbs.Any(verb => n.StartsWith(verb, System.StringComparison.Ordinal)
+            && (n.Length == verb.Length || !char.IsLower(n[verb.Length]))));
 
     private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
     {

@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Linq;
 using Microsoft.CodeAnalysis;
@@ -92,10 +93,13 @@ internal sealed class Spawn
         return index >= 0 ? Cowns[index] : null;
     }
 
+    /// <summary>The names of the spawning methods: a call with another name spawns nothing.</summary>
+    public static bool IsCandidateName(string name) => name is "When" or "WhenAsync" or "TryWhen";
+
     public static Spawn? TryCreate(IInvocationOperation invocation, BocTypes types)
     {
         IMethodSymbol method = invocation.TargetMethod;
-        if (method.Name is not ("When" or "WhenAsync" or "TryWhen"))
+        if (!IsCandidateName(method.Name))
         {
             return null;
         }
@@ -113,7 +117,7 @@ internal sealed class Spawn
         ImmutableArray<CownArgument>.Builder cowns = ImmutableArray.CreateBuilder<CownArgument>();
         IArgumentOperation? body = null;
         IArgumentOperation? state = null;
-        foreach (IArgumentOperation argument in invocation.Arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue))
+        foreach (IArgumentOperation argument in InParameterOrder(invocation.Arguments))
         {
             IParameterSymbol? parameter = argument.Parameter;
             if (parameter is null)
@@ -157,7 +161,7 @@ internal sealed class Spawn
     {
         ImmutableArray<CownArgument>.Builder cowns = ImmutableArray.CreateBuilder<CownArgument>();
         IArgumentOperation? body = null;
-        foreach (IArgumentOperation argument in invocation.Arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue))
+        foreach (IArgumentOperation argument in InParameterOrder(invocation.Arguments))
         {
             ITypeSymbol? type = argument.Parameter?.Type;
             if (types.IsClusterAcquirable(type))
@@ -175,6 +179,20 @@ internal sealed class Spawn
         }
 
         return body is null || cowns.Count == 0 ? null : new Spawn(invocation, cowns.ToImmutable(), body, stateArgument: null, isCluster: true);
+    }
+
+    /// <summary>The arguments by parameter position (named arguments come in source order); sorted only when they need it.</summary>
+    private static IEnumerable<IArgumentOperation> InParameterOrder(ImmutableArray<IArgumentOperation> arguments)
+    {
+        for (int i = 1; i < arguments.Length; i++)
+        {
+            if ((arguments[i].Parameter?.Ordinal ?? int.MaxValue) < (arguments[i - 1].Parameter?.Ordinal ?? int.MaxValue))
+            {
+                return arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue);
+            }
+        }
+
+        return arguments;
     }
 
     private static bool IsReadOnlyCownExpression(IOperation value, BocTypes types) =>
