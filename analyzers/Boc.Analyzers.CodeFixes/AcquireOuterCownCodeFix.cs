@@ -108,6 +108,12 @@ public sealed partial class AcquireOuterCownCodeFix : CodeFixProvider
         }
 
         Spawn inner = finding.Inner;
+        if (inner.IsCluster || finding.Outer.IsCluster)
+        {
+            // A cluster behaviour acquires cluster cowns only, and a local one local cowns only.
+            return null;
+        }
+
         IParameterSymbol origin = finding.Taint.Origin;
         CownArgument? outerCown = finding.Outer.CownFor(origin);
         if (inner.Body?.Function?.Syntax is not AnonymousFunctionExpressionSyntax lambda

@@ -14,17 +14,19 @@ using Microsoft.CodeAnalysis.Operations;
 namespace Boc.Analyzers.CodeFixes;
 
 /// <summary>
-/// BOC101: read the values the inner body needs from the outer state in the enclosing body, where the cown is held, and
-/// capture the values instead (<c>var balance = s.Balance; When(dst, d =&gt; d.Balance += balance);</c>). This is the
-/// fix that stays correct when the enclosing behaviour waits for the inner one, where acquiring the cown would
-/// deadlock. Offered when every use of the enclosing behaviour's state in the inner body reads a value of immutable type
+/// BOC101, and BOC105 for a cluster body's copy: read the values the inner body needs from the outer state in the
+/// enclosing body, where the cown is held, and capture the values instead (<c>var balance = s.Balance; When(dst, d =&gt;
+/// d.Balance += balance);</c>). This is the fix that stays correct when the enclosing behaviour waits for the inner one,
+/// where acquiring the cown would deadlock. Offered when every use of the enclosing behaviour's state in the inner body reads a value of immutable type
 /// through fields and properties (<c>s.Balance</c>, <c>s.Log.Count</c>, <c>a.Details.Name</c>) and the inner
 /// <c>When</c> sits in a statement of the enclosing body (or is its expression body) that runs it exactly once.
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(CaptureOuterValueCodeFix)), Shared]
 public sealed class CaptureOuterValueCodeFix : CodeFixProvider
 {
-    public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.NonAcquiredState.Id);
+    // BOC105 too, where a cluster body's copy is used by another behaviour: reading the value in the cluster body, where
+    // the copy is the cown's state, is the same fix.
+    public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.NonAcquiredState.Id, Descriptors.ClusterCopyKept.Id);
 
     // Each fix rewrites the enclosing body around one inner When; batching could overlap, so no fix-all.
     public override FixAllProvider? GetFixAllProvider() => null;

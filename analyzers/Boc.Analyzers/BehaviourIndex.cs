@@ -15,6 +15,8 @@ internal sealed class BehaviourIndex
     private readonly Dictionary<IOperation, Spawn> _spawnByFunction = new();
     private readonly Dictionary<IOperation, Spawn> _spawnByInvocation = new();
     private readonly Dictionary<Spawn, Taint> _taints = new();
+    private readonly Dictionary<(Spawn, bool), List<IOperation>> _bodies = new();
+    private List<NonAcquiredStateAnalyzer.Finding>? _nonAcquired;
 
     private BehaviourIndex(BocTypes types, Mutability mutability)
     {
@@ -29,7 +31,8 @@ internal sealed class BehaviourIndex
 
     public List<Spawn> Spawns { get; } = new();
 
-    public List<IOperation> AllOperations { get; } = new();
+    /// <summary>Whether a spawn here is a cluster behaviour (only then has BOC105 anything to look at).</summary>
+    public bool HasClusterSpawn { get; private set; }
 
     /// <summary>The references to each local and parameter, and the calls and method groups of each local function.</summary>
     public Dictionary<ISymbol, List<IOperation>> References { get; } = new(SymbolEqualityComparer.Default);
@@ -41,17 +44,23 @@ internal sealed class BehaviourIndex
 
     public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability)
     {
+        // Most members spawn nothing: find that out by name before indexing anything.
+        if (!blocks.Any(block => block.DescendantsAndSelf().Any(o => o is IInvocationOperation invocation && Spawn.IsCandidateName(invocation.TargetMethod.Name))))
+        {
+            return null;
+        }
+
         var index = new BehaviourIndex(types, mutability);
         foreach (IOperation block in blocks)
         {
             foreach (IOperation operation in block.DescendantsAndSelf())
             {
-                index.AllOperations.Add(operation);
                 switch (operation)
                 {
                     case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
                         index.Spawns.Add(spawn);
                         index._spawnByInvocation[invocation] = spawn;
+                        index.HasClusterSpawn |= spawn.IsCluster;
                         break;
                     case IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call:
                         index.AddReference(call.TargetMethod.OriginalDefinition, call);
@@ -102,6 +111,15 @@ internal sealed class BehaviourIndex
             }
 
             return taint;
+        }
+    }
+
+    /// <summary>BOC101's findings (the uses of enclosing behaviours' state), computed once for BOC101 and BOC105.</summary>
+    public List<NonAcquiredStateAnalyzer.Finding> NonAcquiredFindings()
+    {
+        lock (_taints)
+        {
+            return _nonAcquired ??= NonAcquiredStateAnalyzer.Find(this).ToList();
         }
     }
 
@@ -193,12 +211,27 @@ internal sealed class BehaviourIndex
     /// <summary>
     /// Operations of a body, without the bodies of nested spawns (each spawn is checked on its own) and, when asked,
     /// without functions handed to another thread (<c>Task.Run</c> and the like), which do not run inside the behaviour.
+    /// In source order; computed once per spawn and shared by the rules, which all walk it.
     /// </summary>
-    public IEnumerable<IOperation> BodyOperations(Spawn spawn, bool skipOffloaded = false)
+    public List<IOperation> BodyOperations(Spawn spawn, bool skipOffloaded = false)
     {
+        lock (_bodies)
+        {
+            if (!_bodies.TryGetValue((spawn, skipOffloaded), out List<IOperation>? operations))
+            {
+                _bodies[(spawn, skipOffloaded)] = operations = ComputeBodyOperations(spawn, skipOffloaded);
+            }
+
+            return operations;
+        }
+    }
+
+    private List<IOperation> ComputeBodyOperations(Spawn spawn, bool skipOffloaded)
+    {
+        var operations = new List<IOperation>();
         if (spawn.Body?.Body is not { } body)
         {
-            yield break;
+            return operations;
         }
 
         var stack = new Stack<IOperation>();
@@ -206,7 +239,7 @@ internal sealed class BehaviourIndex
         while (stack.Count > 0)
         {
             IOperation current = stack.Pop();
-            yield return current;
+            operations.Add(current);
             // Children are pushed last-first so that operations come out in source order (first use is reported).
             foreach (IOperation child in current.ChildOperations.Reverse())
             {
@@ -223,6 +256,8 @@ internal sealed class BehaviourIndex
                 stack.Push(child);
             }
         }
+
+        return operations;
     }
 
     private void AddReference(ISymbol symbol, IOperation reference)

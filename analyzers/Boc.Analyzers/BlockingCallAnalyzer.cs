@@ -109,52 +109,63 @@ public sealed class BlockingCallAnalyzer : BocAnalyzer
         };
     }
 
+    // The names of every blocking method below: a call with another name (nearly all of them) is ruled out by one lookup.
+    private static readonly HashSet<string> s_blockingNames = new(System.StringComparer.Ordinal)
+    {
+        "Wait", "WaitAll", "WaitAny", "GetResult", "Sleep", "Join", "Enter", "TryEnter", "EnterScope", "SignalAndWait", "SpinUntil",
+        "EnterReadLock", "EnterWriteLock", "EnterUpgradeableReadLock", "TryEnterReadLock", "TryEnterWriteLock", "TryEnterUpgradeableReadLock",
+        "Take", "Add", "TryTake", "TryAdd", "WaitOne",
+    };
+
     private static string? BlockingMethod(IMethodSymbol method, BocTypes types)
     {
         INamedTypeSymbol? type = method.ContainingType;
-        if (type is null)
+        string name = method.Name;
+        if (type is null || !s_blockingNames.Contains(name))
         {
             return null;
         }
 
-        string name = method.Name;
         if (types.IsTaskLike(type) && name is "Wait" or "WaitAll" or "WaitAny")
         {
             return type.Name + "." + name;
         }
 
         if (name == "GetResult" && type.Name.EndsWith("Awaiter", System.StringComparison.Ordinal)
-            && type.ContainingNamespace?.ToDisplayString() == "System.Runtime.CompilerServices")
+            && Namespaces.Is(type.ContainingNamespace, "System.Runtime.CompilerServices"))
         {
             return "GetAwaiter().GetResult()";
         }
 
-        string full = type.OriginalDefinition.ToDisplayString();
-        bool blocking = (full, name) switch
+        bool blocking = (type.Name, name) switch
         {
-            ("System.Threading.Thread", "Sleep" or "Join") => true,
-            ("System.Threading.Monitor", "Enter" or "Wait" or "TryEnter") => true,
-            ("System.Threading.SemaphoreSlim", "Wait") => true,
-            ("System.Threading.ManualResetEventSlim", "Wait") => true,
-            ("System.Threading.CountdownEvent", "Wait") => true,
-            ("System.Threading.Barrier", "SignalAndWait") => true,
-            ("System.Threading.SpinWait", "SpinUntil") => true,
-            ("System.Threading.Lock", "Enter" or "EnterScope" or "TryEnter") => true,
-            ("System.Threading.ReaderWriterLockSlim", "EnterReadLock" or "EnterWriteLock" or "EnterUpgradeableReadLock"
+            ("Thread", "Sleep" or "Join") => true,
+            ("Monitor", "Enter" or "Wait" or "TryEnter") => true,
+            ("SemaphoreSlim", "Wait") => true,
+            ("ManualResetEventSlim", "Wait") => true,
+            ("CountdownEvent", "Wait") => true,
+            ("Barrier", "SignalAndWait") => true,
+            ("SpinWait", "SpinUntil") => true,
+            ("Lock", "Enter" or "EnterScope" or "TryEnter") => true,
+            ("ReaderWriterLockSlim", "EnterReadLock" or "EnterWriteLock" or "EnterUpgradeableReadLock"
                 or "TryEnterReadLock" or "TryEnterWriteLock" or "TryEnterUpgradeableReadLock") => true,
-            ("System.Collections.Concurrent.BlockingCollection<T>", "Take" or "Add" or "TryTake" or "TryAdd") => true,
             _ => false,
-        };
+        } && Namespaces.Is(type.ContainingNamespace, "System.Threading");
+        blocking |= type.Name == "BlockingCollection" && type.Arity == 1 && name is "Take" or "Add" or "TryTake" or "TryAdd"
+            && Namespaces.Is(type.ContainingNamespace, "System.Collections.Concurrent");
         if (blocking)
         {
             return type.Name + "." + name;
         }
 
-        for (INamedTypeSymbol? current = type; current is not null; current = current.BaseType)
+        if (name is "WaitOne" or "WaitAll" or "WaitAny" or "SignalAndWait")
         {
-            if (current.ToDisplayString() == "System.Threading.WaitHandle" && name is "WaitOne" or "WaitAll" or "WaitAny" or "SignalAndWait")
+            for (INamedTypeSymbol? current = type; current is not null; current = current.BaseType)
             {
-                return "WaitHandle." + name;
+                if (current.Name == "WaitHandle" && Namespaces.Is(current.ContainingNamespace, "System.Threading"))
+                {
+                    return "WaitHandle." + name;
+                }
             }
         }
 

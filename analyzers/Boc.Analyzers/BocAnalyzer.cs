@@ -35,9 +35,9 @@ public abstract class BocAnalyzer : DiagnosticAnalyzer
                     return;
                 }
 
-                BehaviourIndex? index = s_indexes.GetValue(block.OperationBlocks[0],
-                    first => new IndexHolder(BehaviourIndex.Build(block.OperationBlocks, types,
-                        types.MutabilityFor(ShareableTypesOption(block.Options.AnalyzerConfigOptionsProvider, first.Syntax.SyntaxTree))))).Index;
+                // Every rule meets every block: look the index up without allocating a factory unless it must be built.
+                IOperation first = block.OperationBlocks[0];
+                BehaviourIndex? index = (s_indexes.TryGetValue(first, out IndexHolder? holder) ? holder : IndexOf(block, types)).Index;
                 if (index is not null)
                 {
                     Analyze(index, block.ReportDiagnostic);
@@ -47,6 +47,11 @@ public abstract class BocAnalyzer : DiagnosticAnalyzer
     }
 
     private protected abstract void Analyze(BehaviourIndex index, System.Action<Diagnostic> report);
+
+    // Apart from the lookup above, so that the closure is allocated only when the index is built.
+    private static IndexHolder IndexOf(OperationBlockAnalysisContext block, BocTypes types) =>
+        s_indexes.GetValue(block.OperationBlocks[0], first => new IndexHolder(BehaviourIndex.Build(block.OperationBlocks, types,
+            types.MutabilityFor(ShareableTypesOption(block.Options.AnalyzerConfigOptionsProvider, first.Syntax.SyntaxTree)))));
 
     /// <summary>The file's <c>boc.shareable_types</c> option (an <c>.editorconfig</c> section or a global config).</summary>
     internal static string? ShareableTypesOption(AnalyzerConfigOptionsProvider provider, SyntaxTree tree) =>

@@ -131,7 +131,7 @@ internal sealed class CownRef
         switch (stripped)
         {
             case IInvocationOperation { TargetMethod.Name: "Read", Arguments.Length: 1 } read
-                when read.TargetMethod.ContainingType is { } type && (index.Types.IsSpawner(type) || SymbolEqualityComparer.Default.Equals(type, index.Types.CownBase)):
+                when read.TargetMethod.ContainingType is { } type && (index.Types.IsSpawner(type) || IsReadOwner(type, index.Types)):
                 return Resolve(read.Arguments[0].Value, index, hops) is { } inner ? new Resolved(inner.Path, readOnly: true, inner.Syntax) : null;
             case ILocalReferenceOperation local:
                 if (hops < MaxLocalHops && index.LocalValues.TryGetValue(local.Local, out List<IOperation>? values) && values.Count == 1
@@ -156,6 +156,11 @@ internal sealed class CownRef
                 return null;
         }
     }
+
+    /// <summary><c>Cown.Read</c> and <c>BocCluster.Read</c>.</summary>
+    private static bool IsReadOwner(INamedTypeSymbol type, BocTypes types) =>
+        (types.CownBase is not null && SymbolEqualityComparer.Default.Equals(type, types.CownBase))
+        || (types.ClusterImplementation is not null && SymbolEqualityComparer.Default.Equals(type, types.ClusterImplementation));
 
     private static Resolved? Member(IOperation? instance, ISymbol member, ImmutableArray<IArgumentOperation> arguments, IOperation whole,
         BehaviourIndex index, int hops)

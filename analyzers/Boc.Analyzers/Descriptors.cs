@@ -49,12 +49,22 @@ internal static class Descriptors
     public static readonly DiagnosticDescriptor ReadOnlyWrite = new(
         "BOC104",
         "Write through a read-only acquisition",
-        "'{0}' was acquired read-only (Read(...)); {1} writes to it while other readers may run at the same time",
+        "'{0}' was acquired read-only (Read(...)); {1} writes to it {2}",
         IsolationCategory,
         DiagnosticSeverity.Warning,
         isEnabledByDefault: true,
-        description: "Readers of a cown run in parallel with each other. A write through a read-only acquisition races with them.",
+        description: "Readers of a cown run in parallel with each other. A write through a read-only acquisition races with them; in a cluster behaviour, it changes a copy that is never written back.",
         helpLinkUri: HelpLinkBase + "BOC104.md");
+
+    public static readonly DiagnosticDescriptor ClusterCopyKept = new(
+        "BOC105",
+        "A cluster behaviour's copy of a state is kept after its body",
+        "'{0}' is this cluster behaviour's copy of its cown's state, kept after the body: {1}; once the body ends it is not the cown's state, and changes to it are lost",
+        IsolationCategory,
+        DiagnosticSeverity.Warning,
+        isEnabledByDefault: true,
+        description: "IBocCluster.WhenAsync runs its body on private copies of the cowns' states and commits them when the body ends. A reference to a copy kept past the body sees none of the cown's later changes, and what is written through it is never committed.",
+        helpLinkUri: HelpLinkBase + "BOC105.md");
 
     public static readonly DiagnosticDescriptor Blocking = new(
         "BOC201",

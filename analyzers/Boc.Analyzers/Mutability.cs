@@ -24,6 +24,8 @@ internal sealed class Mutability
         "System.Collections.Concurrent",
     };
 
+    private static readonly string[] s_readOnlyViewNamespaces = ["System.Collections", "System.Collections.Generic", "System.Collections.ObjectModel"];
+
     private static readonly HashSet<string> s_mutableCollectionNamespaces = new()
     {
         "System.Collections",
@@ -35,20 +37,28 @@ internal sealed class Mutability
     private readonly BocTypes _types;
     private readonly UserShareableTypes _user;
     private readonly ConcurrentDictionary<ITypeSymbol, bool> _cache = new(SymbolEqualityComparer.Default);
+    private readonly ConcurrentDictionary<ITypeSymbol, bool> _delegateHolders = new(SymbolEqualityComparer.Default);
+
+    // The computations as delegates made once, not per query.
+    private readonly System.Func<ITypeSymbol, HashSet<ITypeSymbol>, bool> _computeMutable;
+    private readonly System.Func<ITypeSymbol, HashSet<ITypeSymbol>, bool> _computeHoldsDelegate;
 
     public Mutability(BocTypes types, UserShareableTypes user)
     {
         _types = types;
         _user = user;
+        _computeMutable = Compute;
+        _computeHoldsDelegate = ComputeHoldsDelegate;
     }
 
-    public bool IsMutable(ITypeSymbol? type) => IsMutable(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
+    // The cache first: the set that guards against cycles is needed only when the answer must be computed.
+    public bool IsMutable(ITypeSymbol? type) =>
+        type is not null && (_cache.TryGetValue(type, out bool cached) ? cached : IsMutable(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default)));
 
     /// <summary>A type whose own operations synchronise (locks, interlocked counters, events, concurrent collections).</summary>
     public static bool IsSelfSynchronizing(ITypeSymbol type)
     {
-        string ns = type.ContainingNamespace?.ToDisplayString() ?? "";
-        if (s_selfSynchronizingNamespaces.Contains(ns))
+        if (Namespaces.IsAny(type.ContainingNamespace, s_selfSynchronizingNamespaces))
         {
             return true;
         }
@@ -69,8 +79,7 @@ internal sealed class Mutability
                     return true;
                 }
 
-                string fieldNs = field.Type.ContainingNamespace?.ToDisplayString() ?? "";
-                if (s_selfSynchronizingNamespaces.Contains(fieldNs) && field.Type.TypeKind is TypeKind.Class or TypeKind.Struct)
+                if (field.Type.TypeKind is TypeKind.Class or TypeKind.Struct && Namespaces.IsAny(field.Type.ContainingNamespace, s_selfSynchronizingNamespaces))
                 {
                     return true;
                 }
@@ -91,17 +100,15 @@ internal sealed class Mutability
             return false;
         }
 
-        string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
+        INamespaceSymbol? ns = named.ContainingNamespace;
         string name = named.Name;
-        return ns switch
+        if (name is "IEnumerable" or "IAsyncEnumerable" || name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
+            || name.StartsWith("ReadOnly", System.StringComparison.Ordinal))
         {
-            "System.Collections" or "System.Collections.Generic" or "System.Collections.ObjectModel" =>
-                name is "IEnumerable" || name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
-                || name.StartsWith("ReadOnly", System.StringComparison.Ordinal),
-            "System.Linq" => name is "IOrderedEnumerable" or "IQueryable" or "IOrderedQueryable" or "IGrouping" or "ILookup",
-            "System" => name is "ReadOnlyMemory",
-            _ => false,
-        };
+            return Namespaces.IsAny(ns, s_readOnlyViewNamespaces) || (name == "ReadOnlyMemory" && Namespaces.Is(ns, "System"));
+        }
+
+        return name is "IOrderedEnumerable" or "IQueryable" or "IOrderedQueryable" or "IGrouping" or "ILookup" && Namespaces.Is(ns, "System.Linq");
     }
 
     /// <summary>
@@ -125,29 +132,112 @@ internal sealed class Mutability
             || original.GetAttributes().Any(a => a.AttributeClass is { } attribute && s_shareableAttributeNames.Contains(attribute.Name));
     }
 
-    private bool IsMutable(ITypeSymbol? type, HashSet<ITypeSymbol> visiting)
+    /// <summary>
+    /// Whether a value of this type may keep a delegate it was given: a delegate itself, a library class (its private
+    /// fields are invisible, and a class built from a delegate, such as <c>Lazy&lt;T&gt;</c> or a comparer, keeps it), a
+    /// type of your code with a field that may, or a collection, tuple or generic struct of such values. Numbers,
+    /// strings, tasks, cown handles, library structs of those and types declared shareable keep none. A value that keeps
+    /// a delegate over acquired state is not a copy of that state, however immutable its type looks.
+    /// </summary>
+    public bool HoldsDelegate(ITypeSymbol? type) =>
+        type is not null && _delegateHolders.TryGetValue(type, out bool cached) ? cached : HoldsDelegate(type, new HashSet<ITypeSymbol>(SymbolEqualityComparer.Default));
+
+    private bool HoldsDelegate(ITypeSymbol? type, HashSet<ITypeSymbol> visiting)
     {
-        if (type is null)
+        if (type is null || type.TypeKind is TypeKind.Enum or TypeKind.Pointer or TypeKind.FunctionPointer or TypeKind.TypeParameter
+            || type.SpecialType is SpecialType.System_Object or SpecialType.System_String
+            || (type.IsValueType && type.SpecialType != SpecialType.None))
         {
             return false;
         }
 
-        if (_cache.TryGetValue(type, out bool cached))
+        if (type.TypeKind == TypeKind.Delegate || type.SpecialType is SpecialType.System_Delegate or SpecialType.System_MulticastDelegate)
+        {
+            return true;
+        }
+
+        return Memoized(_delegateHolders, type, visiting, _computeHoldsDelegate);
+    }
+
+    /// <summary>
+    /// A cached answer about a type, computed once; a type met again while its own answer is being computed (a node
+    /// that points to nodes of its own type) adds nothing: the type's other parts decide.
+    /// </summary>
+    private static bool Memoized(ConcurrentDictionary<ITypeSymbol, bool> cache, ITypeSymbol type, HashSet<ITypeSymbol> visiting,
+        System.Func<ITypeSymbol, HashSet<ITypeSymbol>, bool> compute)
+    {
+        if (cache.TryGetValue(type, out bool cached))
         {
             return cached;
         }
 
         if (!visiting.Add(type))
         {
-            // A cycle (a node that points to nodes of its own type) adds nothing: the other fields decide.
             return false;
         }
 
-        bool result = Compute(type, visiting);
+        bool result = compute(type, visiting);
         visiting.Remove(type);
-        _cache.TryAdd(type, result);
+        cache.TryAdd(type, result);
         return result;
     }
+
+    private bool ComputeHoldsDelegate(ITypeSymbol type, HashSet<ITypeSymbol> visiting)
+    {
+        if (type is IArrayTypeSymbol array)
+        {
+            return HoldsDelegate(array.ElementType, visiting);
+        }
+
+        if (type is not INamedTypeSymbol named || _types.IsBocHandle(named) || _types.IsTaskLike(named) || IsDeclaredShareable(named))
+        {
+            return false;
+        }
+
+        if (named.IsAnonymousType)
+        {
+            return named.GetMembers().OfType<IPropertySymbol>().Any(p => HoldsDelegate(p.Type, visiting));
+        }
+
+        if (named.OriginalDefinition.SpecialType == SpecialType.System_Nullable_T || named.IsTupleType)
+        {
+            return named.TypeArguments.Any(t => HoldsDelegate(t, visiting));
+        }
+
+        // A collection holds its elements (a dictionary its keys and values): a list of numbers keeps no delegate.
+        if (Taint.ElementType(named) is { } element && !SymbolEqualityComparer.Default.Equals(element, named))
+        {
+            return named.TypeArguments.Any(t => HoldsDelegate(t, visiting)) || HoldsDelegate(element, visiting);
+        }
+
+        if (!named.Locations.Any(l => l.IsInSource))
+        {
+            return named.IsValueType ? named.TypeArguments.Any(t => HoldsDelegate(t, visiting)) : true;
+        }
+
+        for (INamedTypeSymbol? current = named; current is not null && current.SpecialType is not (SpecialType.System_Object or SpecialType.System_ValueType);
+            current = current.BaseType)
+        {
+            if (!current.Locations.Any(l => l.IsInSource))
+            {
+                // A library base class may keep anything.
+                return HoldsDelegate(current, visiting);
+            }
+
+            foreach (IFieldSymbol field in current.GetMembers().OfType<IFieldSymbol>())
+            {
+                if (!field.IsStatic && HoldsDelegate(field.Type, visiting))
+                {
+                    return true;
+                }
+            }
+        }
+
+        return false;
+    }
+
+    private bool IsMutable(ITypeSymbol? type, HashSet<ITypeSymbol> visiting) =>
+        type is not null && Memoized(_cache, type, visiting, _computeMutable);
 
     private bool Compute(ITypeSymbol type, HashSet<ITypeSymbol> visiting)
     {
@@ -201,25 +291,31 @@ internal sealed class Mutability
             return named.TypeArguments.Any(t => IsMutable(t, visiting));
         }
 
-        string ns = named.ContainingNamespace?.ToDisplayString() ?? "";
+        if (named.IsAnonymousType)
+        {
+            // Get-only properties, but what they hold is shared with whatever the object was built from.
+            return named.GetMembers().OfType<IPropertySymbol>().Any(p => IsMutable(p.Type, visiting));
+        }
+
+        INamespaceSymbol? ns = named.ContainingNamespace;
         if (IsSelfSynchronizing(named) || IsDeclaredShareable(named))
         {
             return false;
         }
 
-        if (KnownTypes.ImmutableNamespaces.Contains(ns))
+        if (Namespaces.IsAny(ns, KnownTypes.ImmutableNamespaces))
         {
             return named.TypeArguments.Any(t => IsMutable(t, visiting));
         }
 
-        if (s_mutableCollectionNamespaces.Contains(ns))
+        if (Namespaces.IsAny(ns, s_mutableCollectionNamespaces))
         {
             // Read-only views and interfaces are shareable when what they show is; everything else in these namespaces
             // (List, Dictionary, HashSet, Queue, arrays behind IList, ...) can be changed through the reference.
             if (named.Name.StartsWith("IReadOnly", System.StringComparison.Ordinal)
                 || named.Name.StartsWith("ReadOnly", System.StringComparison.Ordinal)
-                || named.Name is "IEnumerable" or "IEnumerator" or "IComparer" or "IEqualityComparer" or "KeyValuePair"
-                    or "Comparer" or "EqualityComparer")
+                || named.Name is "IEnumerable" or "IAsyncEnumerable" or "IEnumerator" or "IComparer" or "IEqualityComparer"
+                    or "KeyValuePair" or "Comparer" or "EqualityComparer")
             {
                 return named.TypeArguments.Any(t => IsMutable(t, visiting));
             }

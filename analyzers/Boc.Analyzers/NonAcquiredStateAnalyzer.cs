@@ -77,8 +77,14 @@ public sealed class NonAcquiredStateAnalyzer : BocAnalyzer
 
     private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
     {
-        foreach (Finding finding in Find(index))
+        foreach (Finding finding in index.NonAcquiredFindings())
         {
+            if (finding.Outer.IsCluster)
+            {
+                // A cluster body's state is a copy: using it from another behaviour is BOC105's business.
+                continue;
+            }
+
             report(Diagnostic.Create(Descriptors.NonAcquiredState, finding.Use.Syntax.GetLocation(), finding.Name,
                 finding.Name == finding.Taint.Origin.Name ? "" : $" (it holds '{finding.Taint.Origin.Name}' or part of it)"));
         }

@@ -84,7 +84,37 @@ internal static class Operations
     public static TextSpan DeclarationSpan(ISymbol symbol) =>
         symbol.DeclaringSyntaxReferences.FirstOrDefault()?.Span ?? default;
 
+    /// <summary>
+    /// Whether a local, parameter or local function is declared inside <paramref name="function"/> (a lambda or local
+    /// function operation), by its chain of containing symbols: asking a symbol for its declaring syntax is far dearer,
+    /// and this is asked for every reference in every body.
+    /// </summary>
     public static bool IsDeclaredInside(ISymbol symbol, IOperation function)
+    {
+        IMethodSymbol? owner = function switch
+        {
+            IAnonymousFunctionOperation lambda => lambda.Symbol,
+            ILocalFunctionOperation local => local.Symbol,
+            _ => null,
+        };
+        if (owner is null)
+        {
+            return IsDeclaredInsideBySyntax(symbol, function);
+        }
+
+        for (ISymbol? container = symbol.ContainingSymbol; container is IMethodSymbol { MethodKind: MethodKind.AnonymousFunction or MethodKind.LocalFunction } method;
+            container = container.ContainingSymbol)
+        {
+            if (SymbolEqualityComparer.Default.Equals(method, owner) || SymbolEqualityComparer.Default.Equals(method.OriginalDefinition, owner))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static bool IsDeclaredInsideBySyntax(ISymbol symbol, IOperation function)
     {
         // The range variables of query syntax are parameters of compiler-made lambdas and have no declaring syntax of
         // their own: they are declared where their lambda is, inside the query.

@@ -27,10 +27,13 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
 
     public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics { get; } = ImmutableArray.Create(Descriptors.ReadOnlyWrite);
 
-    internal static bool IsMutatingName(string name) =>
-        !s_readingExceptions.Contains(name)
-        && s_mutatingVerbs.Any(verb => name.StartsWith(verb, System.StringComparison.Ordinal)
-            && (name.Length == verb.Length || !char.IsLower(name[verb.Length])));
+    // A body calls the same few methods again and again: each name is judged once per process.
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> s_mutatingNames = new(System.StringComparer.Ordinal);
+
+    internal static bool IsMutatingName(string name) => s_mutatingNames.GetOrAdd(name, static n =>
+        !s_readingExceptions.Contains(n)
+        && s_mutatingVerbs.Any(verb => n.StartsWith(verb, System.StringComparison.Ordinal)
+            && (n.Length == verb.Length || !char.IsLower(n[verb.Length]))));
 
     private protected override void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
     {
@@ -47,28 +50,28 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
                 switch (operation)
                 {
                     case IAssignmentOperation assignment when WrittenThrough(assignment.Target, all, spawn) is { } origin:
-                        Report(report, assignment.Target, origin, "this assignment");
+                        Report(report, spawn, assignment.Target, origin, "this assignment");
                         break;
                     case IIncrementOrDecrementOperation increment when WrittenThrough(increment.Target, all, spawn) is { } origin:
-                        Report(report, increment.Target, origin, "this increment");
+                        Report(report, spawn, increment.Target, origin, "this increment");
                         break;
                     case IDeconstructionAssignmentOperation deconstruction:
                         foreach (IOperation target in deconstruction.Target.DescendantsAndSelf().Where(t => t.Parent is ITupleOperation))
                         {
                             if (WrittenThrough(target, all, spawn) is { } origin)
                             {
-                                Report(report, target, origin, "this deconstruction");
+                                Report(report, spawn, target, origin, "this deconstruction");
                             }
                         }
 
                         break;
                     case IArgumentOperation { Parameter.RefKind: RefKind.Ref or RefKind.Out } argument
                         when WrittenThrough(argument.Value, all, spawn) is { } origin:
-                        Report(report, argument, origin, "passing it by ref");
+                        Report(report, spawn, argument, origin, "passing it by ref");
                         break;
                     case IInvocationOperation invocation when WrittenArgument(invocation) is { } written
                         && all.Of(written) is { } taint && spawn.IsReadOnly(taint.Origin):
-                        Report(report, invocation, taint.Origin, $"the call to '{invocation.TargetMethod.Name}'");
+                        Report(report, spawn, invocation, taint.Origin, $"the call to '{invocation.TargetMethod.Name}'");
                         break;
                 }
             }
@@ -98,7 +101,9 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
             return invocation.Arguments[0].Value;
         }
 
-        if (!IsMutatingName(method.Name))
+        // LINQ's operators never write their source, whatever their names: on .NET 10 array.Reverse() binds to the lazy
+        // Enumerable.Reverse<T>(T[]).
+        if (!IsMutatingName(method.Name) || IsLinq(method.ContainingType))
         {
             return null;
         }
@@ -120,6 +125,10 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
 
         return null;
     }
+
+    /// <summary>A type of <c>System.Linq</c> (<c>Enumerable</c>, <c>Queryable</c>, <c>ParallelEnumerable</c>, <c>AsyncEnumerable</c>, ...).</summary>
+    private static bool IsLinq(INamedTypeSymbol? type) =>
+        type?.ContainingNamespace is { Name: "Linq", ContainingNamespace: { Name: "System", ContainingNamespace.IsGlobalNamespace: true } };
 
     /// <summary>The read-only acquired parameter whose state a write to <paramref name="target"/> changes, if any.</summary>
     private static IParameterSymbol? WrittenThrough(IOperation target, Taint taint, Spawn spawn)
@@ -155,6 +164,9 @@ public sealed class ReadOnlyWriteAnalyzer : BocAnalyzer
         return info is not null && spawn.IsReadOnly(info.Origin) ? info.Origin : null;
     }
 
-    private static void Report(System.Action<Diagnostic> report, IOperation at, IParameterSymbol origin, string what) =>
-        report(Diagnostic.Create(Descriptors.ReadOnlyWrite, at.Syntax.GetLocation(), origin.Name, what));
+    private static void Report(System.Action<Diagnostic> report, Spawn spawn, IOperation at, IParameterSymbol origin, string what) =>
+        report(Diagnostic.Create(Descriptors.ReadOnlyWrite, at.Syntax.GetLocation(), origin.Name, what,
+            spawn.IsCluster
+                ? "but a cluster behaviour never writes a read-only copy back: the change is lost"
+                : "while other readers may run at the same time"));
 }

@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Linq;
 using Microsoft.CodeAnalysis;
@@ -43,21 +44,29 @@ internal sealed class BodyFunction
 }
 
 /// <summary>
-/// A call to <c>When</c>/<c>WhenAsync</c>/<c>TryWhen</c> on <c>BocRuntime</c> or <c>Behaviours</c>, or to
-/// <c>When</c>/<c>WhenAsync</c> on a <c>BocBatch</c> (a batch member runs its body exactly like a spawn).
+/// A call to <c>When</c>/<c>WhenAsync</c>/<c>TryWhen</c> on <c>BocRuntime</c> or <c>Behaviours</c>, to
+/// <c>When</c>/<c>WhenAsync</c> on a <c>BocBatch</c> (a batch member runs its body exactly like a spawn), or to
+/// <c>WhenAsync</c> on Boc.Orleans' <c>IBocCluster</c> (a distributed behaviour, whose body gets copies of the states).
 /// </summary>
 internal sealed class Spawn
 {
     public Spawn(IInvocationOperation invocation, ImmutableArray<CownArgument> cowns, IArgumentOperation bodyArgument,
-        IArgumentOperation? stateArgument)
+        IArgumentOperation? stateArgument, bool isCluster = false)
     {
         Invocation = invocation;
         Cowns = cowns;
         BodyArgument = bodyArgument;
         StateArgument = stateArgument;
+        IsCluster = isCluster;
     }
 
     public IInvocationOperation Invocation { get; }
+
+    /// <summary>
+    /// A distributed behaviour (<c>IBocCluster.WhenAsync</c>): its body runs at the caller on private copies of the
+    /// cowns' states, committed when it ends; a copy kept after that is no longer the cown's state.
+    /// </summary>
+    public bool IsCluster { get; }
 
     public ImmutableArray<CownArgument> Cowns { get; }
 
@@ -84,10 +93,23 @@ internal sealed class Spawn
         return index >= 0 ? Cowns[index] : null;
     }
 
+    /// <summary>The names of the spawning methods: a call with another name spawns nothing.</summary>
+    public static bool IsCandidateName(string name) => name is "When" or "WhenAsync" or "TryWhen";
+
     public static Spawn? TryCreate(IInvocationOperation invocation, BocTypes types)
     {
         IMethodSymbol method = invocation.TargetMethod;
-        if (method.Name is not ("When" or "WhenAsync" or "TryWhen") || !types.IsSpawner(method.ContainingType))
+        if (!IsCandidateName(method.Name))
+        {
+            return null;
+        }
+
+        if (method.Name == "WhenAsync" && types.IsClusterSpawner(method.ContainingType))
+        {
+            return TryCreateCluster(invocation, types);
+        }
+
+        if (!types.IsSpawner(method.ContainingType))
         {
             return null;
         }
@@ -95,7 +117,7 @@ internal sealed class Spawn
         ImmutableArray<CownArgument>.Builder cowns = ImmutableArray.CreateBuilder<CownArgument>();
         IArgumentOperation? body = null;
         IArgumentOperation? state = null;
-        foreach (IArgumentOperation argument in invocation.Arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue))
+        foreach (IArgumentOperation argument in InParameterOrder(invocation.Arguments))
         {
             IParameterSymbol? parameter = argument.Parameter;
             if (parameter is null)
@@ -117,7 +139,7 @@ internal sealed class Spawn
                     cowns.Add(new CownArgument(argument, isSet: true, IsReadOnlySetExpression(argument.Value, types)));
                     break;
                 default:
-                    if (parameter.Type is INamedTypeSymbol named
+                    if (parameter.Type is INamedTypeSymbol named && types.Acquirable is not null
                         && SymbolEqualityComparer.Default.Equals(named.OriginalDefinition, types.Acquirable))
                     {
                         cowns.Add(new CownArgument(argument, isSet: false, IsReadOnlyCownExpression(argument.Value, types)));
@@ -128,6 +150,49 @@ internal sealed class Spawn
         }
 
         return body is null ? null : new Spawn(invocation, cowns.ToImmutable(), body, state);
+    }
+
+    /// <summary>
+    /// A cluster spawn: its cowns are the arguments of type <c>ClusterAcquirable&lt;T&gt;</c> or a sequence of them, its body
+    /// the argument for the first parameter of delegate type. Matched by types, not names or positions, so that
+    /// overloads with more parameters (a cancellation token, an idempotency key) are recognised as well.
+    /// </summary>
+    private static Spawn? TryCreateCluster(IInvocationOperation invocation, BocTypes types)
+    {
+        ImmutableArray<CownArgument>.Builder cowns = ImmutableArray.CreateBuilder<CownArgument>();
+        IArgumentOperation? body = null;
+        foreach (IArgumentOperation argument in InParameterOrder(invocation.Arguments))
+        {
+            ITypeSymbol? type = argument.Parameter?.Type;
+            if (types.IsClusterAcquirable(type))
+            {
+                cowns.Add(new CownArgument(argument, isSet: false, IsReadOnlyCownExpression(argument.Value, types)));
+            }
+            else if (type is INamedTypeSymbol { TypeKind: TypeKind.Delegate })
+            {
+                body ??= argument;
+            }
+            else if (type is not null && types.IsClusterAcquirable(Taint.ElementType(type)))
+            {
+                cowns.Add(new CownArgument(argument, isSet: true, IsReadOnlySetExpression(argument.Value, types)));
+            }
+        }
+
+        return body is null || cowns.Count == 0 ? null : new Spawn(invocation, cowns.ToImmutable(), body, stateArgument: null, isCluster: true);
+    }
+
+    /// <summary>The arguments by parameter position (named arguments come in source order); sorted only when they need it.</summary>
+    private static IEnumerable<IArgumentOperation> InParameterOrder(ImmutableArray<IArgumentOperation> arguments)
+    {
+        for (int i = 1; i < arguments.Length; i++)
+        {
+            if ((arguments[i].Parameter?.Ordinal ?? int.MaxValue) < (arguments[i - 1].Parameter?.Ordinal ?? int.MaxValue))
+            {
+                return arguments.OrderBy(a => a.Parameter?.Ordinal ?? int.MaxValue);
+            }
+        }
+
+        return arguments;
     }
 
     private static bool IsReadOnlyCownExpression(IOperation value, BocTypes types) =>

@@ -117,6 +117,13 @@ internal sealed class Taint
                 // What the new object holds: its constructor arguments and the values its initializer stores.
                 return (creation.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null)
                     ?? (creation.Initializer is null ? null : OfInitializer(creation.Initializer)))?.AsPart();
+            case IObjectCreationOperation creation when _mutability.HoldsDelegate(creation.Type):
+                // An immutable-looking object (Lazy<T>, a record with a Func) built from a delegate over the state keeps
+                // the delegate, which reads the state whenever it runs: it is not a copy.
+                return (creation.Arguments.Select(a => CarriedDelegate(a.Value)).FirstOrDefault(t => t is not null)
+                    ?? (creation.Initializer is null ? null : OfInitializer(creation.Initializer, delegatesOnly: true)))?.AsPart();
+            case IAnonymousObjectCreationOperation anonymous:
+                return anonymous.Initializers.Select(i => Of(i is IAssignmentOperation assignment ? assignment.Value : i)).FirstOrDefault(t => t is not null)?.AsPart();
             case IWithOperation with when _mutability.IsMutable(with.Type):
                 return OfWith(with);
             case IDelegateCreationOperation creation:
@@ -156,16 +163,17 @@ internal sealed class Taint
     private TaintInfo? OfInvocation(IInvocationOperation invocation)
     {
         IMethodSymbol method = invocation.TargetMethod;
+        ITypeSymbol? type = invocation.Type;
         if (method.MethodKind == MethodKind.LocalFunction && Get(method.OriginalDefinition) is { } localFunction
-            && _mutability.IsMutable(invocation.Type))
+            && (_mutability.IsMutable(type) || Mutability.IsReadOnlyView(type) || _mutability.HoldsDelegate(type)))
         {
+            // An iterator local function over the state is a live view of it, as a deferred query is.
             return localFunction.AsPart();
         }
 
-        ITypeSymbol? type = invocation.Type;
         if (!_mutability.IsMutable(type) && !Mutability.IsReadOnlyView(type))
         {
-            return null;
+            return _mutability.HoldsDelegate(type) ? OfDelegateKeeper(invocation) : null;
         }
 
         if (IsCopying(method) && !_mutability.IsMutable(ElementType(type)))
@@ -183,6 +191,32 @@ internal sealed class Taint
 
         return source?.AsPart();
     }
+
+    /// <summary>
+    /// A call that is given a delegate over the state and returns something that can keep it (a delegate, a comparer
+    /// from <c>Comparer&lt;T&gt;.Create</c>, a holder of your own) is taken to keep it; unless it returns an element of
+    /// the sequence it was given (<c>First</c>, <c>Max</c>), which the call's receiver decides. Calls that return numbers,
+    /// strings or collections of such ran the delegate before returning (<c>Sum</c>, <c>ToDictionary</c>).
+    /// </summary>
+    private TaintInfo? OfDelegateKeeper(IInvocationOperation invocation)
+    {
+        IMethodSymbol method = invocation.TargetMethod;
+        IOperation? sequence = invocation.Instance ?? (invocation.Arguments.Length > 0 ? invocation.Arguments[0].Value : null);
+        if (sequence is not null && Operations.Strip(sequence).Type is { } sequenceType
+            && SymbolEqualityComparer.Default.Equals(ElementType(sequenceType), invocation.Type)
+            && !SymbolEqualityComparer.Default.Equals(sequenceType, invocation.Type))
+        {
+            return null;
+        }
+
+        return invocation.Arguments.Select(a => CarriedDelegate(a.Value)).FirstOrDefault(t => t is not null)?.AsPart();
+    }
+
+    /// <summary>The taint of a value that is, or keeps, a delegate over the state (a lambda, a method group, a Lazy).</summary>
+    private TaintInfo? CarriedDelegate(IOperation value) =>
+        _mutability.HoldsDelegate(value.Type) || Operations.Strip(value) is IAnonymousFunctionOperation or IDelegateCreationOperation or IMethodReferenceOperation
+            ? Of(value)
+            : null;
 
     /// <summary>
     /// A <c>with</c> expression is a shallow copy: the copy holds what its initializer stores, and shares with the
@@ -239,16 +273,16 @@ internal sealed class Taint
         return false;
     }
 
-    /// <summary>The values an object or collection initializer stores in the new object.</summary>
-    private TaintInfo? OfInitializer(IObjectOrCollectionInitializerOperation initializer)
+    /// <summary>The values an object or collection initializer stores in the new object (only delegates over the state, if asked).</summary>
+    private TaintInfo? OfInitializer(IObjectOrCollectionInitializerOperation initializer, bool delegatesOnly = false)
     {
         foreach (IOperation part in initializer.Initializers)
         {
             TaintInfo? stored = part switch
             {
-                IAssignmentOperation assignment => Of(assignment.Value),
-                IInvocationOperation add => add.Arguments.Select(a => Of(a.Value)).FirstOrDefault(t => t is not null),
-                _ => FirstUse(part),
+                IAssignmentOperation assignment => delegatesOnly ? CarriedDelegate(assignment.Value) : Of(assignment.Value),
+                IInvocationOperation add => add.Arguments.Select(a => delegatesOnly ? CarriedDelegate(a.Value) : Of(a.Value)).FirstOrDefault(t => t is not null),
+                _ => delegatesOnly ? null : FirstUse(part),
             };
             if (stored is not null)
             {

@@ -148,7 +148,7 @@ internal static class Waits
     private static bool InFunction(IOperation operation, IOperation function) => Operations.EnclosingFunction(operation) == function;
 
     private static bool IsTaskMethod(IMethodSymbol method, string name) =>
-        method.Name == name && method.ContainingType?.ToDisplayString() == "System.Threading.Tasks.Task";
+        method.Name == name && method.ContainingType is { Name: "Task", Arity: 0 } type && Namespaces.Is(type.ContainingNamespace, "System.Threading.Tasks");
 
     /// <summary>A wait with a timeout argument may give up; only <c>-1</c> (<c>Timeout.Infinite</c>) waits for good.</summary>
     private static bool HasTimeout(IInvocationOperation wait) =>

@@ -69,7 +69,8 @@ internal static partial class AnalyzerHarness
         new ReadOnlyWriteAnalyzer(),
         new BlockingCallAnalyzer(),
         new AsyncVoidBodyAnalyzer(),
-        new SelfWaitAnalyzer());
+        new SelfWaitAnalyzer(),
+        new ClusterCopyAnalyzer());
 
     public static ImmutableArray<MetadataReference> References => s_references.Value;
 

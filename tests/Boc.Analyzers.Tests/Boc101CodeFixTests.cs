@@ -359,7 +359,12 @@ public class Boc101CodeFixTests
     private static async Task<List<string>> TitlesAsync(string source) =>
         (await FixesAsync(source)).Select(f => f.Action.Title).Distinct().ToList();
 
-    private static async Task<List<(Document Document, CodeAction Action)>> FixesAsync(string source)
+    /// <summary>
+    /// The fixes the BOC101 providers offer for <paramref name="source"/> (wrapped in the harness's usings and shared types,
+    /// then <paramref name="suffix"/>), for the diagnostics of <paramref name="analyzers"/> (BOC101's by default).
+    /// </summary>
+    internal static async Task<List<(Document Document, CodeAction Action)>> FixesAsync(string source,
+        ImmutableArray<Microsoft.CodeAnalysis.Diagnostics.DiagnosticAnalyzer>? analyzers = null, string suffix = "")
     {
         using var workspace = new AdhocWorkspace();
         var projectId = ProjectId.CreateNewId();
@@ -369,10 +374,10 @@ public class Boc101CodeFixTests
             .WithProjectCompilationOptions(projectId, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable))
             .WithProjectParseOptions(projectId, new CSharpParseOptions(LanguageVersion.Preview))
             .AddMetadataReferences(projectId, References)
-            .AddDocument(documentId, "Test.cs", Usings + source + SharedTypes);
+            .AddDocument(documentId, "Test.cs", Usings + source + SharedTypes + suffix);
         Document document = solution.GetDocument(documentId)!;
         Compilation compilation = (await document.Project.GetCompilationAsync())!;
-        ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(compilation, [new NonAcquiredStateAnalyzer()]);
+        ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(compilation, analyzers ?? [new NonAcquiredStateAnalyzer()]);
         var fixes = new List<(Document Document, CodeAction Action)>();
         foreach (CodeFixProvider provider in new CodeFixProvider[] { new AcquireOuterCownCodeFix(), new CaptureOuterValueCodeFix() })
         {

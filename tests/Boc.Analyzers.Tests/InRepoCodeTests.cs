@@ -94,7 +94,7 @@ public class InRepoCodeTests
 
     /// <summary>
     /// What in-repo programs and documentation snippets may use besides Boc and the BCL: BenchmarkDotNet and Akka.NET
-    /// (the benchmarks' baselines), Boc.Extensions.Hosting, Boc.Testing with xUnit (the systematic-testing example),
+    /// (the benchmarks' baselines), Roslyn and the Boc analyzer (the analyzer's build-cost benchmark), Boc.Extensions.Hosting, Boc.Testing with xUnit (the systematic-testing example),
     /// Boc.Orleans with Orleans' assemblies (the distributed sample and benchmark), and the whole ASP.NET Core shared
     /// framework (the samples include an ASP.NET Core service and a worker service; it has Microsoft.Extensions.Hosting
     /// and friends too).
@@ -109,6 +109,10 @@ public class InRepoCodeTests
             typeof(Boc.Testing.BocTest).Assembly,
             typeof(Xunit.FactAttribute).Assembly,
             typeof(Xunit.Assert).Assembly,
+            // The analyzer's build-cost benchmark runs the rules in process.
+            typeof(Microsoft.CodeAnalysis.Compilation).Assembly,
+            typeof(Microsoft.CodeAnalysis.CSharp.CSharpCompilation).Assembly,
+            typeof(Boc.Analyzers.BocAnalyzer).Assembly,
         }.Distinct().Select(a => a.Location)
             .Concat(OrleansAssemblies())
             .Concat(Directory.EnumerateFiles(Path.GetDirectoryName(typeof(Microsoft.AspNetCore.Builder.WebApplication).Assembly.Location)!, "*.dll"))

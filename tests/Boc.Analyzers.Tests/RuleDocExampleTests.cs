@@ -25,7 +25,7 @@ namespace Boc.Analyzers.Tests;
 /// </summary>
 public partial class RuleDocExampleTests
 {
-    private static readonly string[] Pages = ["BOC101", "BOC102", "BOC103", "BOC104", "BOC201", "BOC202", "BOC203"];
+    private static readonly string[] Pages = ["BOC101", "BOC102", "BOC103", "BOC104", "BOC105", "BOC201", "BOC202", "BOC203"];
 
     /// <summary>Locals the examples' statements may use (declared in front of them unless the example declares the name).</summary>
     private static readonly (string Name, string Declaration)[] Locals =
@@ -52,6 +52,8 @@ public partial class RuleDocExampleTests
         ("flag", "bool flag = Environment.TickCount > 0;"),
         ("mode", "int mode = Environment.TickCount % 2;"),
         ("seen", "var seen = new ConcurrentBag<Account>();"),
+        ("totals", "var totals = new ConcurrentDictionary<string, long>();"),
+        ("lazies", "var lazies = new ConcurrentDictionary<string, Lazy<long>>();"),
         ("done", "var done = new TaskCompletionSource<Account>();"),
         ("ticker", "var ticker = new Ticker();"),
         ("queue", "var queue = new BlockingCollection<int>();"),
@@ -59,6 +61,10 @@ public partial class RuleDocExampleTests
         ("op", "var op = new Operation();"),
         ("t1", "Task t1 = Task.CompletedTask;"),
         ("t2", "Task t2 = Task.CompletedTask;"),
+        // Boc.Orleans' real API (the pages compile against the distributed benchmark's build); examples are not run.
+        ("cluster", "IBocCluster cluster = null!;"),
+        ("alice", "ClusterCown<Account> alice = cluster.Cown<Account>(\"alice\");"),
+        ("bob", "ClusterCown<Account> bob = cluster.Cown<Account>(\"bob\");"),
     ];
 
     /// <summary>The types and helpers the pages' examples use.</summary>
@@ -133,6 +139,7 @@ public partial class RuleDocExampleTests
         using System.Net.Http;
         using System.Text.Json;
         using System.Text.RegularExpressions;
+        using Boc.Orleans;
         using Microsoft.Extensions.Logging;
 
         """;
