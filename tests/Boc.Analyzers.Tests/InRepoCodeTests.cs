@@ -130,7 +130,11 @@ public class InRepoCodeTests
     {
         string configuration = new DirectoryInfo(AppContext.BaseDirectory).Parent!.Name;
         string output = Path.Combine(RepoRoot(), "benchmarks", "Boc.Orleans.Bench", "bin", configuration, "net10.0");
-        return Directory.EnumerateFiles(output, "Orleans*.dll").Append(Path.Combine(output, "Boc.Orleans.dll"));
+        // With the Redis client the distributed programs configure their store with.
+        return Directory.EnumerateFiles(output, "Orleans*.dll")
+            .Concat(Directory.EnumerateFiles(output, "StackExchange.Redis.dll"))
+            .Concat(Directory.EnumerateFiles(output, "Pipelines.Sockets.Unofficial.dll"))
+            .Append(Path.Combine(output, "Boc.Orleans.dll"));
     }
 
     private static IEnumerable<string> SourcesOf(string directory) =>
