@@ -8,7 +8,7 @@ namespace Boc.Orleans;
 // one spawner: spawns from it that share a cown run their enqueue phases in call order (SpawnSequencer), which is what
 // makes "WhenAsync called first" mean "ahead on every shared cown" without awaiting.
 //
-// An attempt: sequence, enqueue in the global order one acknowledgement at a time, schedule, acquire, run the body,
+// An attempt: sequence, enqueue in the global order one acknowledgement at a time, schedule-and-acquire, run the body,
 // then the write-back (BocCluster.Commit.cs). An attempt that loses a cown before its commit decision (a silo died, a
 // lease expired, a cown's storage failed) is abandoned: every cown is released unchanged, a prepared value dropped
 // (the coordinator never committed, or answered a fenced Aborted), and the behaviour is spawned again with a new id.
@@ -201,7 +201,6 @@ public sealed partial class BocCluster
 
             stepStart = StepTimes.Record(StepTimes.Enqueue, stepStart);
             await _spawner.Step(SpawnerStep.Enqueued, Id).ConfigureAwait(true);
-            await Task.WhenAll(_entries.Select(e => e.Schedule(Id))).ConfigureAwait(true);
             await Task.WhenAll(_entries.Select(e => AcquireAsync(e, cancellationToken))).ConfigureAwait(true);
             StepTimes.Record(StepTimes.Acquire, stepStart);
             await _spawner.Step(SpawnerStep.Acquired, Id).ConfigureAwait(true);

@@ -28,8 +28,6 @@ internal abstract class CownEntry
 
     public abstract Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey);
 
-    public abstract Task Schedule(Guid behaviour);
-
     public abstract Task<CownReply> Acquire(Guid behaviour, TimeSpan wait);
 
     public abstract Task<CownReply> Renew(Guid behaviour);
@@ -58,8 +56,6 @@ internal sealed class CownEntry<T> : CownEntry
 
     public override Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey) =>
         _grain.Enqueue(behaviour, Write, first, wait, idempotencyKey);
-
-    public override Task Schedule(Guid behaviour) => _grain.Schedule(behaviour);
 
     public override async Task<CownReply> Acquire(Guid behaviour, TimeSpan wait)
     {

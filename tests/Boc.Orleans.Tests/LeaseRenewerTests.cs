@@ -84,8 +84,6 @@ public sealed class LeaseRenewerTests
 
         public override Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey) => throw new NotSupportedException();
 
-        public override Task Schedule(Guid behaviour) => throw new NotSupportedException();
-
         public override Task<CownReply> Acquire(Guid behaviour, TimeSpan wait) => throw new NotSupportedException();
 
         public override Task<CownReply> Validate(Guid behaviour) => throw new NotSupportedException();

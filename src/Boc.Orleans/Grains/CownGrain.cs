@@ -103,25 +103,18 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         return await WaitAsync(request, _queue.IsAcknowledged, wait).ConfigureAwait(true);
     }
 
-    public Task Schedule(Guid behaviour)
-    {
-        ThrowIfPoisoned();
-        if (_queue.Find(behaviour) is { } request)
-        {
-            request.Scheduled = true;
-            Renew(request);
-            _queue.WakeReady(BlockedBy);
-        }
-
-        return Task.CompletedTask;
-    }
-
     public async Task<Grant<T>> Acquire(Guid behaviour, TimeSpan wait)
     {
         ThrowIfPoisoned();
         if (_queue.Find(behaviour) is not { } request)
         {
             return new Grant<T>(CownReply.Lost, null);
+        }
+
+        if (!request.Scheduled)
+        {
+            request.Scheduled = true;
+            _queue.WakeReady(BlockedBy);
         }
 
         Renew(request);

@@ -89,10 +89,11 @@ internal interface ICownGrain<T> : ICownPeer
     /// </summary>
     Task<CownReply> Enqueue(Guid behaviour, bool write, bool first, TimeSpan wait, string? idempotencyKey);
 
-    /// <summary>The spawner has every acknowledgement: successors may be acknowledged behind this request.</summary>
-    Task Schedule(Guid behaviour);
-
-    /// <summary>Answers the durable state once the request is granted, NotYet after <paramref name="wait"/>.</summary>
+    /// <summary>
+    /// Marks the request Scheduled (the spawner sends it only once it has every acknowledgement, so successors may be
+    /// acknowledged behind it), then answers the durable state once the request is granted, NotYet after
+    /// <paramref name="wait"/>. One call where a separate Schedule would cost the spawner a round trip.
+    /// </summary>
     Task<Grant<T>> Acquire(Guid behaviour, TimeSpan wait);
 
     /// <summary>Extends the request's lease; Lost if the cown no longer holds it.</summary>
