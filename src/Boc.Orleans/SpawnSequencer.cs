@@ -1,7 +1,7 @@
 namespace Boc.Orleans;
 
 /// <summary>
-/// The per-spawner sequencing (docs/distributed.md, "Per spawner, overlapping spawns are sequenced"): a spawn starts
+/// The per-spawner sequencing (docs/distributed.md, "The protocol"): a spawn starts
 /// its enqueue phase on a cown only after the previous spawn of the same spawner that shares the cown has finished its
 /// own. Spawns over disjoint cowns enqueue concurrently; nothing waits for a body.
 /// </summary>

@@ -63,7 +63,7 @@ internal sealed partial class CownGrain<T>
     /// <summary>
     /// The record without the commit records nobody can ask about any more: every participant applied, and the spawner
     /// has its answer (a record with an idempotency key stays for the retention, so its outcome can be looked up) or the
-    /// retention has passed (the spawner stops asking long before: docs/distributed.md, "Commit records").
+    /// retention has passed (the spawner stops asking long before: docs/distributed.md, "Commit").
     /// </summary>
     private CownRecord<T> DropSettled(CownRecord<T> record, out Guid[] dropping)
     {

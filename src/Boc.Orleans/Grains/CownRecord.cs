@@ -1,7 +1,7 @@
 namespace Boc.Orleans.Grains;
 
 /// <summary>
-/// What a cown persists (docs/distributed.md, "What a cown persists"): its committed state, at most one prepared value
+/// What a cown persists (docs/distributed.md, "The protocol"): its committed state, at most one prepared value
 /// (a pending write-back of a multi-cown commit), the commit records of behaviours it coordinated, and the epoch of the
 /// activation that last fenced it. The queue of requests is not persisted: spawners rebuild it.
 /// </summary>
@@ -45,7 +45,7 @@ internal sealed record PreparedWrite<T>(
 
 /// <summary>
 /// The coordinator's durable decision that a behaviour committed, kept until nobody can ask about it again: the spawner
-/// has its answer and every participant has applied its prepared value (docs/distributed.md, "Commit records").
+/// has its answer and every participant has applied its prepared value (docs/distributed.md, "Commit").
 /// </summary>
 [GenerateSerializer]
 internal sealed record CommitRecord(
