@@ -106,10 +106,11 @@ public sealed partial class BocRuntime
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Admit()
     {
-        // Unbounded: one predictable branch.
-        if (_maxPending != 0)
+        // Unbounded: one predictable branch. Bounded, the wait gives up only if the spawn's scope is canceled meanwhile
+        // (WaitToAdmit): the spawn is then refused as it would be once admitted, with nothing counted.
+        if (_maxPending != 0 && !AdmitBounded(CancellationToken.None))
         {
-            _ = AdmitBounded(CancellationToken.None);
+            throw ScopeCanceled(ScopeTokenHere());
         }
     }
 
@@ -166,6 +167,21 @@ public sealed partial class BocRuntime
     /// </summary>
     private bool WaitToAdmit(CancellationToken cancellationToken)
     {
+        // A spawn into a scope also gives up when the scope is canceled (it would be refused once admitted): a request
+        // whose deadline passes while it waits for room does not wait on.
+        CancellationToken scopeToken = ScopeTokenHere();
+        using CancellationTokenSource? linked = scopeToken.CanBeCanceled && cancellationToken.CanBeCanceled
+            ? CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, scopeToken)
+            : null;
+        if (linked is not null)
+        {
+            cancellationToken = linked.Token;
+        }
+        else if (scopeToken.CanBeCanceled)
+        {
+            cancellationToken = scopeToken;
+        }
+
         Interlocked.Increment(ref _roomWaiters);
         try
         {
@@ -277,6 +293,10 @@ public sealed partial class BocRuntime
     }
 
     private bool HasRoom() => Volatile.Read(ref _admitted.Value) < _maxPending;
+
+    /// <summary>The token of the scope a spawn from the calling flow would join, or none (the slow path of a full runtime).</summary>
+    private static CancellationToken ScopeTokenHere() =>
+        BocScope.AnyBegun && BocScope.CurrentHere(BocThread.Current) is { } scope ? scope.Token : default;
 
     /// <summary>
     /// Whether the caller is inside a runtime: in the body of a behaviour (of any runtime, before or after an
