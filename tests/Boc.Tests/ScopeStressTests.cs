@@ -313,9 +313,9 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
 
         public ConcurrentQueue<string> DirectViolations { get; } = new();
 
-        public IEnumerable<(Node, ValueTask)> Awaited() => _awaited;
+        public ConcurrentQueue<(Node, ValueTask)> Awaited() => _awaited;
 
-        public IEnumerable<(Node, Task)> Detached() => _detached;
+        public ConcurrentQueue<(Node, Task)> Detached() => _detached;
 
         public bool Ended(Node node) => Volatile.Read(ref _end[node.Id]) != 0;
 
@@ -345,13 +345,15 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
                 case (Kind.FireAsync, 1): _runtime.When(At(0), _ => AsyncBody(node)); break;
                 case (Kind.FireAsync, 2): _runtime.When(At(0), At(1), (_, _) => AsyncBody(node)); break;
                 case (Kind.FireAsync, _): _runtime.When(At(0), At(1), At(2), (_, _, _) => AsyncBody(node)); break;
-                case (Kind.Awaited, 1): _awaited.Enqueue((node, _runtime.WhenAsync(At(0), _ => Body(node)))); break;
-                case (Kind.Awaited, 2): _awaited.Enqueue((node, _runtime.WhenAsync(At(0), At(1), (_, _) => Body(node)))); break;
-                case (Kind.Awaited, _): _awaited.Enqueue((node, _runtime.WhenAsync(At(0), At(1), At(2), (_, _, _) => Body(node)))); break;
+                case (Kind.Awaited, 1): Keep(node, _runtime.WhenAsync(At(0), _ => Body(node))); break;
+                case (Kind.Awaited, 2): Keep(node, _runtime.WhenAsync(At(0), At(1), (_, _) => Body(node))); break;
+                case (Kind.Awaited, _): Keep(node, _runtime.WhenAsync(At(0), At(1), At(2), (_, _, _) => Body(node))); break;
             }
 
             _spawnEnd[node.Id] = _clock.Tick();
         }
+
+        private void Keep(Node node, ValueTask result) => _awaited.Enqueue((node, result));
 
         private void Body(Node node)
         {
