@@ -55,7 +55,7 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
             var random = new Random((seed * 1000) + round);
             var plan = Plan.Generate(random, cownCount, readShare, memberRoots: 120, outsiderRoots: 60);
             int cancelAfter = random.Next(plan.MemberRoots.Count);
-            Node? canceller = fromInside ? plan.Nodes.Where(n => n.Member).OrderBy(_ => random.Next()).First() : null;
+            Node? canceller = fromInside ? plan.Nodes.Where(n => n.Member && n != plan.Late).OrderBy(_ => random.Next()).First() : null;
             var execution = new Execution(plan, runtime, cownCount, canceller);
 
             using var reached = new ManualResetEventSlim();
@@ -75,6 +75,15 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
                 }
 
                 reached.Set();
+
+                // Once the cancellation has returned, one more spawn from the block: it must be refused.
+                using var limit = new CancellationTokenSource(Progress.Limit);
+                while (!execution.Canceled)
+                {
+                    await Task.Delay(1, limit.Token);
+                }
+
+                execution.Spawn(plan.Late);
                 await scope.FinishAsync();
             });
             Task outsiders = Task.Run(() =>
@@ -93,12 +102,6 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
             await members.Guard();
             await outsiders.Guard();
             await runtime.WaitForQuiescenceAsync().Guard();
-            if (!execution.Canceled)
-            {
-                // The member chosen to cancel never ran (withdrawn by nobody, so it ran... or it was never spawned):
-                // cancel now, after the fact, so that the round still checks the refusals.
-                execution.Cancel(scope!);
-            }
 
             List<string> problems = await execution.CheckAsync();
             Assert.True(problems.Count == 0, $"{context}: {string.Join("; ", problems.Take(8))}");
@@ -139,6 +142,9 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
 
         public List<Node> OutsiderRoots { get; } = [];
 
+        /// <summary>A member spawned by the block after the cancellation has returned.</summary>
+        public Node Late { get; private set; } = null!;
+
         public static Plan Generate(Random random, int cownCount, double readShare, int memberRoots, int outsiderRoots)
         {
             var plan = new Plan();
@@ -152,6 +158,7 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
                 plan.OutsiderRoots.Add(plan.NewNode(random, cownCount, readShare, member: false, depth: 0));
             }
 
+            plan.Late = plan.NewNode(random, cownCount, readShare, member: true, depth: 2);
             return plan;
         }
 
@@ -333,13 +340,15 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
                     problems.Add($"#{id} was spawned after the cancellation returned, yet not refused (ran {_runs[id]})");
                 }
 
-                // Withdrawn exactly when it did not hold its cowns: a member spawned before the cancellation began that
-                // is queued behind a behaviour still running when it returned (one that ran and ended after that) held
-                // a cown only later, so it had not started, and must have been withdrawn. (A member holding all its
-                // cowns but not yet started races the withdrawal with its start: either outcome is right.)
-                if (spawned && _spawnEnd[id] < cancelStart && _runs[id] == 1 && BlockedThroughTheCancellation(node, ranNodes, cancelEnd) is { } blocker)
+                // Withdrawn exactly when it did not hold its cowns: a member queued behind a behaviour that was still
+                // running once both the cancellation and the member's own spawn had returned (one that ran and ended
+                // after both) could hold that cown only later, so it had not started by then, and must have been
+                // withdrawn: by the cancellation's walk, or, if it registered after the walk, by its own spawn's check.
+                // (A member holding all its cowns but not yet started races the withdrawal with its start: either is right.)
+                if (spawned && _spawnStart[id] < cancelEnd && _runs[id] == 1
+                    && BlockedThroughTheCancellation(node, ranNodes, Math.Max(cancelEnd, _spawnEnd[id])) is { } blocker)
                 {
-                    problems.Add($"#{id}, spawned before the cancellation and queued behind #{blocker} (running until after it), ran instead of being withdrawn");
+                    problems.Add($"#{id}, queued behind #{blocker} (which ran until after both the cancellation and this spawn returned), ran instead of being withdrawn");
                 }
 
                 if (node.Kind == Kind.Awaited && spawned && !_refused[id])
@@ -362,14 +371,14 @@ public sealed class ScopeCancellationTests(ITestOutputHelper output)
 
         /// <summary>
         /// A behaviour that ran, was spawned before <paramref name="member"/> (its spawn returned before the member's
-        /// began), conflicts with it on a cown, and whose body ended after the cancellation returned; or null.
+        /// began), conflicts with it on a cown, and whose body ended after <paramref name="after"/>; or null.
         /// </summary>
-        private int? BlockedThroughTheCancellation(Node member, Node[] ranNodes, long cancelEnd)
+        private int? BlockedThroughTheCancellation(Node member, Node[] ranNodes, long after)
         {
             (int Cown, bool Writes)[] mine = Merged(member).ToArray();
             foreach (Node other in ranNodes)
             {
-                if (_end[other.Id] <= cancelEnd || _spawnEnd[other.Id] >= _spawnStart[member.Id])
+                if (_end[other.Id] <= after || _spawnEnd[other.Id] >= _spawnStart[member.Id])
                 {
                     continue;
                 }

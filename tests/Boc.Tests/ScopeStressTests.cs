@@ -149,6 +149,12 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
 
         public List<Node> Roots { get; } = [];
 
+        /// <summary>
+        /// A member, several levels down in a detached child scope, that by construction finishes last: its body waits
+        /// until every other body has ended, then a little longer. A finish that does not wait for it is early.
+        /// </summary>
+        public Node Laggard { get; private set; } = null!;
+
         public static Plan Generate(int seed, int roots, int cownCount)
         {
             var random = new Random(seed);
@@ -158,10 +164,21 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
                 plan.Roots.Add(plan.NewNode(random, cownCount, depth: 0));
             }
 
+            // No cowns: nothing waits for the laggard's cowns while it waits for everything else.
+            Node holder = plan.Add(new Node(plan.Nodes.Count, [], [], Kind.Fire, ScopeMode.Detached, false, false, 0, []));
+            plan.Laggard = plan.Add(new Node(plan.Nodes.Count, [], [], Kind.FireAsync, ScopeMode.None, random.Next(2) == 0, false, 0, []));
+            holder.Children.Add(plan.Laggard);
+            plan.Roots.Insert(random.Next(plan.Roots.Count), holder);
             return plan;
         }
 
-        private Node NewNode(Random random, int cownCount, int depth)
+        private Node Add(Node node)
+        {
+            Nodes.Add(node);
+            return node;
+        }
+
+        private Node NewNode(Random random, int cownCount, int depth, bool inDetachedScope = false)
         {
             // A node that begins a child scope has no cowns: a body that holds cowns while it waits for its child scope
             // would wait for itself as soon as a member several levels down needs one of them (Scopes: self-waits).
@@ -176,14 +193,17 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
             int arity = mode == ScopeMode.None ? random.Next(1, 4) : 0;
             int[] cowns = Enumerable.Range(0, arity).Select(_ => random.Next(cownCount)).ToArray();
             bool[] writes = Enumerable.Range(0, arity).Select(_ => random.NextDouble() >= 0.3).ToArray();
-            var node = new Node(Nodes.Count, cowns, writes, kind, mode, random.NextDouble() < 0.1, kind == Kind.FireAsync && random.NextDouble() < 0.5, random.Next(0, 30), []);
+            // Work -1: a slow body (sleeps 1 ms), so that members are still running when an early finish would come;
+            // -5: slower (5 ms), often in a detached child scope, whose members then outlive the members of its parent.
+            int work = random.NextDouble() < (inDetachedScope ? 0.5 : 0.0) ? -5 : random.NextDouble() < 0.05 ? -1 : random.Next(0, 30);
+            var node = new Node(Nodes.Count, cowns, writes, kind, mode, random.NextDouble() < 0.1, kind == Kind.FireAsync && random.NextDouble() < 0.5, work, []);
             Nodes.Add(node);
             if (hasChildren)
             {
                 int children = random.Next(1, 4);
                 for (int c = 0; c < children; c++)
                 {
-                    node.Children.Add(NewNode(random, cownCount, depth + 1));
+                    node.Children.Add(NewNode(random, cownCount, depth + 1, mode == ScopeMode.Detached));
                 }
             }
 
@@ -299,6 +319,7 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
         private readonly long[] _end;
         private readonly ConcurrentQueue<(Node, ValueTask)> _awaited = new();
         private readonly ConcurrentQueue<(Node, Task)> _detached = new();
+        private int _ended;
 
         public Execution(Plan plan, BocRuntime runtime, int cownCount)
         {
@@ -376,10 +397,22 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
         private async Task AsyncBody(Node node)
         {
             Begin(node);
+            if (ReferenceEquals(node, _plan.Laggard))
+            {
+                // Waits, without a thread, for every other body to end, then a little more: the finish must still wait.
+                using var limit = new CancellationTokenSource(Progress.Limit);
+                while (Volatile.Read(ref _ended) < _plan.Nodes.Count - 1)
+                {
+                    await Task.Delay(1, limit.Token);
+                }
+
+                await Task.Delay(20);
+            }
+
             if (node.AwaitsInBody)
             {
                 // A zero-cown behaviour awaited inside the body: a member too, which cannot wait for the body's cowns.
-                await _runtime.WhenAsync(() => Thread.SpinWait(node.Work));
+                await _runtime.WhenAsync(() => Thread.SpinWait(Math.Max(0, node.Work)));
             }
 
             if (node.Mode == ScopeMode.Awaited)
@@ -396,6 +429,7 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
                 {
                     Leave(node);
                     Volatile.Write(ref _end[node.Id], _clock.Tick());
+                    Interlocked.Increment(ref _ended);
                     throw new ChildScopeFailed(node.Id, e);
                 }
             }
@@ -410,7 +444,15 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
 
         private void SpawnChildren(Node node)
         {
-            Thread.SpinWait(node.Work);
+            if (node.Work < 0)
+            {
+                Thread.Sleep(-node.Work);
+            }
+            else
+            {
+                Thread.SpinWait(node.Work);
+            }
+
             foreach (Node child in node.Children)
             {
                 Spawn(child);
@@ -452,6 +494,7 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
         {
             Leave(node);
             Volatile.Write(ref _end[node.Id], _clock.Tick());
+            Interlocked.Increment(ref _ended);
             if (node.Throws)
             {
                 throw new PlannedFailure(node.Id);

@@ -366,7 +366,9 @@ public sealed class ScopeTests
     [Fact]
     public async Task AMemberAwaitingItsOwnScope_Throws_InsteadOfHanging()
     {
-        await using var runtime = new BocRuntime();
+        // A bounded drain: if the self-wait were missed, the runtime would never drain, and the test must fail, not hang.
+        var runtime = new BocRuntime();
+        await using var drain = runtime.DrainOnExit();
         var cown = new Cown<int[]>(new int[1]);
         BocScope scope = runtime.BeginScope();
         ValueTask<Exception?> asyncMember = runtime.WhenAsync(cown, async c =>
@@ -401,7 +403,9 @@ public sealed class ScopeTests
     [Fact]
     public async Task ABodyAwaitingAChildWhoseMemberNeedsItsCown_Throws_InsteadOfHanging()
     {
-        await using var runtime = new BocRuntime();
+        // A bounded drain: if the self-wait were missed, the runtime would never drain, and the test must fail, not hang.
+        var runtime = new BocRuntime();
+        await using var drain = runtime.DrainOnExit();
         var cown = new Cown<List<string>>([]);
         ValueTask<string> body = runtime.WhenAsync(cown, async l =>
         {
