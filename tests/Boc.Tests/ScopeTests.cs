@@ -221,10 +221,13 @@ public sealed class ScopeTests
         using var started = new ManualResetEventSlim();
 
         // Not a member: it holds `held` until the gate opens.
+        // The gate's wait is bounded: the behaviour behind must see the blocker still inside, not merely the gate shut.
+        int blockerDone = 0;
         ValueTask blocker = runtime.WhenAsync(held, l =>
         {
             started.Set();
             gate.Wait(Progress.Limit);
+            Volatile.Write(ref blockerDone, 1);
             l.Add("blocker");
         });
         started.Wait(Progress.Limit);
@@ -238,7 +241,7 @@ public sealed class ScopeTests
         ValueTask<bool> behind = runtime.WhenAsync(free, f =>
         {
             f.Add("behind");
-            return gate.IsSet;
+            return Volatile.Read(ref blockerDone) == 1;
         });
         scope.Cancel();
 

@@ -89,7 +89,25 @@ internal sealed class CancellationRequest : Withdrawal
     }
 
     /// <summary>Claims the behaviour for its body: false if it was withdrawn first.</summary>
-    internal override bool TryStart() => Interlocked.CompareExchange(ref _state, Started, Pending) == Pending;
+    internal override bool TryStart()
+    {
+        if (Interlocked.CompareExchange(ref _state, Started, Pending) != Pending)
+        {
+            return false;
+        }
+
+        if (_behaviour.Scope is { IsCancellationRequested: true })
+        {
+            // A member of a scope canceled before this claim never starts (Scopes/BocScope.Members.cs, "The start"):
+            // withdraw it here, as its canceller would; the token's callback now finds the state decided. Run joins.
+            Volatile.Write(ref _state, Withdrawn);
+            _behaviour.WithdrawSlots();
+            Join();
+            return false;
+        }
+
+        return true;
+    }
 
     /// <summary>A scope's canceller (the behaviour is also a scope member): the same as the token's callback.</summary>
     internal override void WithdrawFor(long life) => Cancel();

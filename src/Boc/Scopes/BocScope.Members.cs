@@ -50,8 +50,15 @@ namespace Boc;
 //   then reads the scope's cancel flag; Cancel sets the flag, then takes each stripe's lock in turn and withdraws every
 //   entry it finds. A lock section orders the two: either the walk sees the entry, or the spawner's read after its
 //   section sees the flag and withdraws the member itself. Both may try; the arbiter's exchange lets one win. So every
-//   member spawned before a cancellation, or racing it, that has not started is withdrawn; a member spawned after it is
-//   refused before it is counted (CheckJoin), so nothing is enqueued.
+//   member spawned before a cancellation, or racing it, that has not started is withdrawn at once, passing on the turns
+//   it holds; a member spawned after it is refused before it is counted (TryCountIn), so nothing is enqueued.
+//   The start. The walk and the spawner's check give promptness (a member holding some of its cowns lets them go at
+//   once); the arbiter's TryStart gives the rule. It claims the life (Pending -> Started), then reads the cancel flag:
+//   if it is set, the body has not run yet, nobody else can act on a Started life, and TryStart withdraws the member
+//   itself (every slot has the turn now, so the withdrawal passes each on) and returns false for Run to join. The
+//   claim is interlocked and so is the canceller's flag: a member whose claim did not see the flag claimed before the
+//   flag was set. So no member's body starts once its scope's cancellation has begun, and which members ran is decided
+//   by that moment alone, not by when their spawners registered them.
 //   Reuse. After Enqueue a fire-and-forget member may run, finish and go back to its pool, and its object may start
 //   another life, before the spawner registers it: a registry entry may name a life that is over. The canceller's
 //   exchange goes from (life, Pending) to (life, Withdrawn), so it succeeds only on the life it names, and only if that
@@ -223,6 +230,9 @@ public sealed partial class BocScope
     /// </summary>
     internal void Register(Withdrawal arbiter, long life)
     {
+#if DEBUG
+        ProtocolTestHooks.ScopeRegistering?.Invoke(this);
+#endif
         Stripe stripe = StripeHere();
         Lock(stripe);
         try

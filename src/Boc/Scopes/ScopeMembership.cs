@@ -47,7 +47,23 @@ internal sealed class ScopeMembership : Withdrawal
     {
         // Run holds the behaviour (its countdown reached zero), so the word is this life's.
         long word = Volatile.Read(ref _word);
-        return (word & PhaseMask) == Pending && Interlocked.CompareExchange(ref _word, word | Started, word) == word;
+        if ((word & PhaseMask) != Pending || Interlocked.CompareExchange(ref _word, word | Started, word) != word)
+        {
+            return false;
+        }
+
+        if (_behaviour.Scope is { IsCancellationRequested: true })
+        {
+            // Claimed, but the scope was canceled before the claim: its walk could not have withdrawn this life (not
+            // registered yet, or registered after the walk), so withdraw it here, before the body, as its canceller
+            // would ("The start" in BocScope.Members.cs). Run, the other party, joins when this returns false.
+            Volatile.Write(ref _word, (word & ~PhaseMask) | Withdrawn);
+            _behaviour.WithdrawSlots();
+            Join();
+            return false;
+        }
+
+        return true;
     }
 
     /// <inheritdoc/>
