@@ -110,7 +110,7 @@ public sealed partial class BocRuntime
         // (WaitToAdmit): the spawn is then refused as it would be once admitted, with nothing counted.
         if (_maxPending != 0 && !AdmitBounded(CancellationToken.None))
         {
-            throw ScopeCanceled(ScopeTokenHere());
+            throw ScopeCanceled(ScopeHere()?.Token ?? default);
         }
     }
 
@@ -169,7 +169,8 @@ public sealed partial class BocRuntime
     {
         // A spawn into a scope also gives up when the scope is canceled (it would be refused once admitted): a request
         // whose deadline passes while it waits for room does not wait on.
-        CancellationToken scopeToken = ScopeTokenHere();
+        BocScope? scope = ScopeHere();
+        CancellationToken scopeToken = scope?.Token ?? default;
         using CancellationTokenSource? linked = scopeToken.CanBeCanceled && cancellationToken.CanBeCanceled
             ? CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, scopeToken)
             : null;
@@ -202,6 +203,12 @@ public sealed partial class BocRuntime
                 }
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
+                    if (scopeToken.IsCancellationRequested)
+                    {
+                        // Refused for the scope: work its cancellation cost (Scopes/BocScope.Members.cs).
+                        scope!.NoteCutShort();
+                    }
+
                     return false;
                 }
 
@@ -294,9 +301,8 @@ public sealed partial class BocRuntime
 
     private bool HasRoom() => Volatile.Read(ref _admitted.Value) < _maxPending;
 
-    /// <summary>The token of the scope a spawn from the calling flow would join, or none (the slow path of a full runtime).</summary>
-    private static CancellationToken ScopeTokenHere() =>
-        BocScope.AnyBegun && BocScope.CurrentHere(BocThread.Current) is { } scope ? scope.Token : default;
+    /// <summary>The scope a spawn from the calling flow would join, or null (the slow path of a full runtime).</summary>
+    private static BocScope? ScopeHere() => BocScope.AnyBegun ? BocScope.CurrentHere(BocThread.Current) : null;
 
     /// <summary>
     /// Whether the caller is inside a runtime: in the body of a behaviour (of any runtime, before or after an

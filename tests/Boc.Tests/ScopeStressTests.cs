@@ -71,7 +71,7 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
         Assert.Equal(0, scope.PendingCount);
 
         var problems = new List<string>();
-        Matcher.Set(failures?.InnerExceptions ?? [], Expected.Members(plan.Roots), "the scope's finish", problems);
+        Matcher.Set(failures?.InnerExceptions ?? Enumerable.Empty<Exception>(), Expected.Members(plan.Roots), "the scope's finish", problems);
         foreach ((Node node, ValueTask result) in execution.Awaited())
         {
             Exception? error = await Outcome(result.AsTask());
@@ -81,7 +81,7 @@ public sealed class ScopeStressTests(ITestOutputHelper output)
         foreach ((Node node, Task finish) in execution.Detached())
         {
             Exception? error = await Outcome(finish);
-            Matcher.Set(error is AggregateException aggregate ? aggregate.InnerExceptions : error is null ? [] : [error],
+            Matcher.Set(error is AggregateException aggregate ? aggregate.InnerExceptions : error is null ? Enumerable.Empty<Exception>() : [error],
                 Expected.Members(node.Children), $"the detached scope of #{node.Id}", problems);
         }
 

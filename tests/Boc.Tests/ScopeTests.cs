@@ -295,11 +295,56 @@ public sealed class ScopeTests
         TaskCanceledException canceled = await Assert.ThrowsAsync<TaskCanceledException>(() => scope.FinishAsync().Guard());
         Assert.Equal(cts.Token, canceled.CancellationToken);
 
-        // Begun with a token canceled already: canceled from the start.
+        // Begun with a token canceled already: canceled from the start, so its first spawn is refused.
         BocScope late = runtime.BeginScope(cts.Token);
         Assert.True(late.IsCancellationRequested);
+        await Assert.ThrowsAsync<BehaviourWithdrawnException>(() => runtime.WhenAsync(cown, c => c[0]++).AsTask());
         await Assert.ThrowsAsync<TaskCanceledException>(() => late.FinishAsync().Guard());
         Assert.Throws<ArgumentOutOfRangeException>(() => runtime.BeginScope(TimeSpan.FromSeconds(-2)));
+        Assert.Equal(0, await runtime.WhenAsync(cown, c => c[0]).Guard());
+    }
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task ACancellationThatCostNoWork_LeavesTheFinishNormal(BocDispatcher dispatcher)
+    {
+        // A request's token (or deadline) fires after its work has run: the request has not been cut short, and its
+        // finish must not say so (the caller would retry work that was done).
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        using var cts = new CancellationTokenSource();
+        var cown = new Cown<int[]>(new int[1]);
+        BocScope scope = runtime.BeginScope(cts.Token);
+        runtime.When(cown, c => c[0]++);
+        int seen = await runtime.WhenAsync(cown, c => ++c[0]).Guard();
+        cts.Cancel();
+        Assert.True(scope.IsCancellationRequested);
+        await scope.FinishAsync().Guard();
+        Assert.Equal(2, seen);
+
+        // An empty scope begun with a canceled token cost nothing either.
+        await runtime.BeginScope(cts.Token).FinishAsync().Guard();
+    }
+
+    [Fact]
+    public async Task AMemberThatGivesUpOnTheCancellation_IsWorkCutShort_AndTheFinishSaysSo()
+    {
+        // Nothing is withdrawn or refused: the only member has started, and gives up when the token is canceled.
+        await using var runtime = new BocRuntime();
+        using var cts = new CancellationTokenSource();
+        using var started = new ManualResetEventSlim();
+        var cown = new Cown<int[]>(new int[1]);
+        BocScope scope = runtime.BeginScope(cts.Token);
+        runtime.When(cown, async c =>
+        {
+            started.Set();
+            await Task.Delay(Timeout.InfiniteTimeSpan, Behaviours.CurrentCancellationToken);
+            c[0]++;
+        });
+        started.Wait(Progress.Limit);
+        cts.Cancel();
+        TaskCanceledException canceled = await Assert.ThrowsAsync<TaskCanceledException>(() => scope.FinishAsync().Guard());
+        Assert.Equal(cts.Token, canceled.CancellationToken);
+        Assert.Equal(0, await runtime.WhenAsync(cown, c => c[0]).Guard());
     }
 
     [Theory]
@@ -455,10 +500,11 @@ public sealed class ScopeTests
         var cown = new Cown<int[]>(new int[1]);
         using var gate = new ManualResetEventSlim();
         runtime.When(cown, c => gate.Wait(Progress.Limit));   // takes the only unit of room
+        using var cts = new CancellationTokenSource();
         BocScope? scope = null;
         Task<Exception?> producer = Task.Run<Exception?>(() =>
         {
-            scope = runtime.BeginScope();
+            scope = runtime.BeginScope(cts.Token);
             try
             {
                 runtime.When(cown, c => c[0]++);   // blocks: the runtime is full
@@ -470,9 +516,12 @@ public sealed class ScopeTests
             }
         });
         await WaitUntil(() => runtime.RoomWaiters == 1);
-        scope!.Cancel();
+        cts.Cancel();
         Assert.IsType<OperationCanceledException>(await producer.Guard());
         Assert.Equal(1, runtime.PendingCount);
+
+        // The refused spawn is work the cancellation cost: the finish says so.
+        await Assert.ThrowsAsync<TaskCanceledException>(() => scope!.FinishAsync().Guard());
         gate.Set();
         Assert.Equal(0, await runtime.WhenAsync(cown, c => c[0]).Guard());
     }

@@ -129,8 +129,14 @@ internal abstract partial class Behaviour
         request.Unregister();
         BocRuntime runtime = _runtime!;
 
-        // Read before the behaviour can go back to its pool.
+        // Read before the behaviour can go back to its pool. A member withdrawn by its scope's cancellation is work the
+        // cancellation cost (Scopes/BocScope.Members.cs, "What the cancellation cost"): marked before it counts out.
         BocScope? scope = Scope;
+        if (scope is { IsCancellationRequested: true })
+        {
+            scope.NoteCutShort();
+        }
+
         BocMetrics.Canceled(runtime.Name);
         runtime.GiveRoomBack();
         try

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace Boc;
 
 // Scopes on the runtime: beginning one, cancelling all of them, and the spawn side of membership (Scopes/BocScope.Members.cs
@@ -23,7 +25,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <param name="cancellationToken">
     /// Cancels the scope: members that do not hold their cowns yet are withdrawn, running ones see the cancellation, and
-    /// the finish is canceled with this token.
+    /// the finish is canceled with this token if that cut the scope's work short (see <see cref="BocScope.FinishAsync"/>).
     /// </param>
     /// <returns>The scope, which is now the calling flow's ambient scope; a child of the flow's (or the running body's) scope, if any.</returns>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -33,7 +35,7 @@ public sealed partial class BocRuntime
     /// <summary>
     /// Begins a scope (see <see cref="BeginScope()"/>) with a deadline: when <paramref name="timeout"/> has passed (on
     /// <see cref="TimeProvider"/>), the scope is canceled, and its finish fails with a <see cref="TimeoutException"/>
-    /// unless a member failed.
+    /// if that cut the scope's work short (withdrew a member, refused a spawn, or a member gave up), unless a member failed.
     /// </summary>
     /// <param name="timeout">How long the scope's work may take; <see cref="Timeout.InfiniteTimeSpan"/> for no deadline.</param>
     /// <returns>The scope, which is now the calling flow's ambient scope.</returns>
@@ -47,7 +49,7 @@ public sealed partial class BocRuntime
     /// cancel earlier (see <see cref="BeginScope(TimeSpan)"/> and <see cref="BeginScope(CancellationToken)"/>).
     /// </summary>
     /// <param name="timeout">How long the scope's work may take; <see cref="Timeout.InfiniteTimeSpan"/> for no deadline.</param>
-    /// <param name="cancellationToken">Cancels the scope earlier; the finish is then canceled with this token.</param>
+    /// <param name="cancellationToken">Cancels the scope earlier; the finish is then canceled with this token, if that cut work short.</param>
     /// <returns>The scope, which is now the calling flow's ambient scope.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="timeout"/> is negative and not <see cref="Timeout.InfiniteTimeSpan"/>.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -105,6 +107,7 @@ public sealed partial class BocRuntime
     /// false if that scope was canceled: the spawn is refused, having enqueued and counted nothing (an awaited one
     /// completes as withdrawn; a fire-and-forget one throws).
     /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private bool TryJoinScope(Behaviour behaviour, BocThread thread, out ScopeJoin join)
     {
         join = default;

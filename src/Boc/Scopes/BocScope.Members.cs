@@ -72,6 +72,13 @@ namespace Boc;
 // Exceptions. A fire-and-forget member's exception is added to the scope (AddFailure) before the member counts out,
 // so the finish, which follows the last count-out, sees all of them. An OperationCanceledException from a member once
 // the scope is canceled is the member giving up, and is dropped.
+// What the cancellation cost. The finish reports how the scope was canceled only if the cancellation cut its work
+// short (_cutShort): a member withdrawn (Behaviour.CompleteWithdrawn), a spawn refused (TryCountIn, or a producer that
+// gave up waiting for room), or a member that gave up (the dropped OperationCanceledException). A cancellation that
+// came after every member had started, and cost none of them, leaves the finish normal: a request whose deadline passes
+// while its last behaviour runs to its end has not timed out, and must not be told it has (the caller would retry work
+// that was done). Each mark is written before the member or the spawner counts out (or, in the block's flow, before
+// the close), so the finish, which follows the last count-out, sees it.
 // =====================================================================================================================
 
 public sealed partial class BocScope
@@ -99,6 +106,9 @@ public sealed partial class BocScope
     private int _closed;
     private int _finished;
     private int _cancelReason;
+
+    // 1 once the cancellation has cost the scope work ("What the cancellation cost").
+    private int _cutShort;
 
     /// <summary>Why a scope was canceled: its finish reports it (<see cref="FinishAsync"/>).</summary>
     private enum CancelReason
@@ -193,6 +203,7 @@ public sealed partial class BocScope
 
         if (IsCancellationRequested)
         {
+            NoteCutShort();
             return JoinResult.Canceled;
         }
 
@@ -233,6 +244,15 @@ public sealed partial class BocScope
 #if DEBUG
         ProtocolTestHooks.ScopeRegistering?.Invoke(this);
 #endif
+
+        // A member that has started (or finished, or gone back to its pool) has nothing left to withdraw: a fan-out onto
+        // idle cowns then registers few of its members. A life leaves Pending only once, so a read that sees it gone is
+        // right; one that sees it pending may register a life that starts meanwhile, a stale entry like any other.
+        if (!arbiter.IsPending(life))
+        {
+            return;
+        }
+
         Stripe stripe = StripeHere();
         Lock(stripe);
         try
@@ -261,7 +281,8 @@ public sealed partial class BocScope
     {
         if (error is OperationCanceledException && IsCancellationRequested)
         {
-            // The member gave up because the scope was canceled: that is what was asked of it.
+            // The member gave up because the scope was canceled: that is what was asked of it, and work it did not do.
+            NoteCutShort();
             return;
         }
 
@@ -278,6 +299,12 @@ public sealed partial class BocScope
             }
         }
     }
+
+    /// <summary>
+    /// The scope's cancellation cost it work: a member was withdrawn, or a spawn refused ("What the cancellation cost").
+    /// Called before the member (or the spawner's flow) counts out.
+    /// </summary>
+    internal void NoteCutShort() => Volatile.Write(ref _cutShort, 1);
 
     /// <summary>Cancels the scope for <see cref="BocRuntime.CancelScopes"/>; false if it was canceled or finished already.</summary>
     internal bool CancelForRuntime() => CancelFor(CancelReason.Runtime);
@@ -408,7 +435,10 @@ public sealed partial class BocScope
         _parent?.CountOut();
     }
 
-    /// <summary>Publishes the outcome (see <see cref="FinishAsync"/>): failures first, then how it was canceled.</summary>
+    /// <summary>
+    /// Publishes the outcome (see <see cref="FinishAsync"/>): failures first, then how it was canceled, if that cost
+    /// any work ("What the cancellation cost").
+    /// </summary>
     private void Complete()
     {
         List<Exception>? failures;
@@ -428,7 +458,8 @@ public sealed partial class BocScope
             return;
         }
 
-        switch ((CancelReason)Volatile.Read(ref _cancelReason))
+        CancelReason reason = Volatile.Read(ref _cutShort) != 0 ? (CancelReason)Volatile.Read(ref _cancelReason) : CancelReason.None;
+        switch (reason)
         {
             case CancelReason.Token:
                 _done.TrySetCanceled(_userToken);

@@ -43,7 +43,9 @@ namespace Boc;
 /// <see cref="Behaviours.CurrentCancellationToken"/> and run to their end. A spawn into a canceled scope is refused
 /// before anything is enqueued: <c>When</c> and <c>TryWhen</c> throw <see cref="OperationCanceledException"/>, and
 /// <c>WhenAsync</c> returns a canceled awaitable. An <see cref="OperationCanceledException"/> thrown by a member once the
-/// scope is canceled is the member giving up, not a failure.
+/// scope is canceled is the member giving up, not a failure. The finish reports the cancellation (see
+/// <see cref="FinishAsync"/>) only if it cut the scope's work short; a deadline that passes while the last member runs
+/// to its end is not a timeout.
 /// </para>
 /// <para>
 /// The guide (docs/guide/scopes.md) has examples; how membership and the finish count work, and why they are
@@ -145,9 +147,9 @@ public sealed partial class BocScope : IAsyncDisposable
     /// </summary>
     /// <remarks>
     /// A scope canceled by this method finishes normally: <see cref="FinishAsync"/> reports only its members'
-    /// exceptions. (Cancelled by its token it throws <see cref="OperationCanceledException"/>, by its deadline a
-    /// <see cref="TimeoutException"/>.) So a member that found what the others were looking for can stop them with
-    /// <c>Behaviours.CurrentScope?.Cancel()</c>.
+    /// exceptions. (Canceled by its token it throws <see cref="OperationCanceledException"/>, by its deadline a
+    /// <see cref="TimeoutException"/>, if the cancellation cut work short.) So a member that found what the others were
+    /// looking for can stop them with <c>Behaviours.CurrentScope?.Cancel()</c>.
     /// </remarks>
     public void Cancel() => _ = CancelFor(CancelReason.Cancel);
 
@@ -158,9 +160,12 @@ public sealed partial class BocScope : IAsyncDisposable
     /// <returns>
     /// A task that completes when the scope has finished. It fails with an <see cref="AggregateException"/> holding
     /// every exception of a fire-and-forget member (at most <see cref="BocRuntime.MaxKeptExceptions"/> of them; its
-    /// message counts the rest), or, if no member failed and the scope was canceled by its token, is canceled with that
-    /// token; by its deadline, fails with <see cref="TimeoutException"/>; by its parent or
-    /// <see cref="BocRuntime.CancelScopes"/>, is canceled with <see cref="Token"/>. Every call returns the same outcome.
+    /// message counts the rest). Otherwise, if the scope's cancellation cut its work short (it withdrew a member,
+    /// refused a spawn, or a member gave up with an <see cref="OperationCanceledException"/>): canceled by its token,
+    /// the task is canceled with that token; by its deadline, it fails with <see cref="TimeoutException"/>; by its
+    /// parent or <see cref="BocRuntime.CancelScopes"/>, it is canceled with <see cref="Token"/>. A cancellation that cost
+    /// no work (it came when every member had started, and none gave up) leaves the outcome normal, as does
+    /// <see cref="Cancel"/>. Every call returns the same outcome.
     /// </returns>
     /// <exception cref="InvalidOperationException">
     /// Called from the body of a behaviour that cannot finish before the scope does: a member of this scope (or of a
