@@ -60,7 +60,7 @@ internal static class SeatBookingApp
     {
         VenueOptions venue = routes.ServiceProvider.GetRequiredService<VenueOptions>();
 
-        routes.MapPost("/bookings", async (BookingRequest request, IBookingService service) =>
+        routes.MapPost("/bookings", async (BookingRequest request, IBookingService service, HttpContext context) =>
         {
             if (request.Customer < 0 || request.Customer >= venue.Customers)
             {
@@ -73,16 +73,35 @@ internal static class SeatBookingApp
                 return Results.BadRequest(new { error = $"seats must be 1 to {venue.MaxSeatsPerBooking} distinct seat numbers below {venue.Seats}" });
             }
 
-            BookingOutcome outcome = await service.BookAsync(request);
-            return outcome.Status == BookingStatus.Booked
-                ? Results.Created($"/customers/{request.Customer}/bookings/{outcome.BookingId}", outcome)
-                : Results.Conflict(outcome);
+            try
+            {
+                BookingOutcome outcome = await service.BookAsync(request, context.RequestAborted);
+                return outcome.Status == BookingStatus.Booked
+                    ? Results.Created($"/customers/{request.Customer}/bookings/{outcome.BookingId}", outcome)
+                    : Results.Conflict(outcome);
+            }
+            catch (TimeoutException)
+            {
+                return TimedOut();
+            }
         });
 
-        routes.MapDelete("/customers/{customer:int}/bookings/{booking:long}", async (int customer, long booking, IBookingService service) =>
-            customer < 0 || customer >= venue.Customers || !await service.CancelAsync(customer, booking)
-                ? Results.NotFound()
-                : Results.NoContent());
+        routes.MapDelete("/customers/{customer:int}/bookings/{booking:long}", async (int customer, long booking, IBookingService service, HttpContext context) =>
+        {
+            if (customer < 0 || customer >= venue.Customers)
+            {
+                return Results.NotFound();
+            }
+
+            try
+            {
+                return await service.CancelAsync(customer, booking, context.RequestAborted) ? Results.NoContent() : Results.NotFound();
+            }
+            catch (TimeoutException)
+            {
+                return TimedOut();
+            }
+        });
 
         routes.MapGet("/seats", async (int? first, int? count, IBookingService service) =>
         {
@@ -100,4 +119,8 @@ internal static class SeatBookingApp
 
         routes.MapGet("/audit", async (IBookingService service) => Results.Ok(await service.AuditAsync()));
     }
+
+    // The request's deadline passed before its work started: nothing changed, so the client may simply retry.
+    private static IResult TimedOut() =>
+        Results.Problem(detail: "The request's deadline passed before it could run; nothing was changed.", statusCode: StatusCodes.Status503ServiceUnavailable);
 }

@@ -64,6 +64,15 @@ internal sealed class BocRuntimeLifetime : IHostedLifecycleService, IAsyncDispos
             _monitor.SetPendingAtShutdownTimeout(timedOut.PendingBehaviours);
             _monitor.SetPhase(BocRuntimePhase.DrainTimedOut);
             Log.DrainTimedOut(_logger, timedOut.PendingBehaviours);
+
+            // Out of time: work that requests and jobs bounded with scopes have queued but not started would only run
+            // after the host has gone. Cancel the scopes: their members that have not started are withdrawn (running
+            // ones see the cancellation); behaviours outside every scope keep running, as before.
+            int scopes = _runtime.CancelScopes();
+            if (scopes > 0)
+            {
+                Log.ScopesCanceledAtShutdown(_logger, scopes);
+            }
         }
         catch (AggregateException unobserved)
         {

@@ -25,6 +25,10 @@ internal static partial class Log
         Message = "The Boc runtime did not drain within the host's shutdown timeout: {PendingBehaviours} behaviours were still queued or running. They keep running; new ones are refused.")]
     public static partial void DrainTimedOut(ILogger logger, long pendingBehaviours);
 
+    [LoggerMessage(EventId = 7, EventName = "ScopesCanceledAtShutdown", Level = LogLevel.Warning,
+        Message = "The Boc runtime did not drain within the host's shutdown timeout: {Scopes} open scopes were canceled, so their behaviours that had not started are withdrawn instead of running after the host stopped.")]
+    public static partial void ScopesCanceledAtShutdown(ILogger logger, int scopes);
+
     [LoggerMessage(EventId = 6, EventName = "UnobservedAtShutdown", Level = LogLevel.Error,
         Message = "The Boc runtime reported exceptions at shutdown that no handler observed.")]
     public static partial void UnobservedAtShutdown(ILogger logger, Exception exception);

@@ -106,10 +106,11 @@ public sealed partial class BocRuntime
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Admit()
     {
-        // Unbounded: one predictable branch.
-        if (_maxPending != 0)
+        // Unbounded: one predictable branch. Bounded, the wait gives up only if the spawn's scope is canceled meanwhile
+        // (WaitToAdmit): the spawn is then refused as it would be once admitted, with nothing counted.
+        if (_maxPending != 0 && !AdmitBounded(CancellationToken.None))
         {
-            _ = AdmitBounded(CancellationToken.None);
+            throw ScopeCanceled(ScopeHere()?.Token ?? default);
         }
     }
 
@@ -166,6 +167,22 @@ public sealed partial class BocRuntime
     /// </summary>
     private bool WaitToAdmit(CancellationToken cancellationToken)
     {
+        // A spawn into a scope also gives up when the scope is canceled (it would be refused once admitted): a request
+        // whose deadline passes while it waits for room does not wait on.
+        BocScope? scope = ScopeHere();
+        CancellationToken scopeToken = scope?.Token ?? default;
+        using CancellationTokenSource? linked = scopeToken.CanBeCanceled && cancellationToken.CanBeCanceled
+            ? CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, scopeToken)
+            : null;
+        if (linked is not null)
+        {
+            cancellationToken = linked.Token;
+        }
+        else if (scopeToken.CanBeCanceled)
+        {
+            cancellationToken = scopeToken;
+        }
+
         Interlocked.Increment(ref _roomWaiters);
         try
         {
@@ -186,6 +203,12 @@ public sealed partial class BocRuntime
                 }
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
+                    if (scopeToken.IsCancellationRequested)
+                    {
+                        // Refused for the scope: work its cancellation cost (Scopes/BocScope.Members.cs).
+                        scope!.NoteCutShort();
+                    }
+
                     return false;
                 }
 
@@ -277,6 +300,9 @@ public sealed partial class BocRuntime
     }
 
     private bool HasRoom() => Volatile.Read(ref _admitted.Value) < _maxPending;
+
+    /// <summary>The scope a spawn from the calling flow would join, or null (the slow path of a full runtime).</summary>
+    private static BocScope? ScopeHere() => BocScope.AnyBegun ? BocScope.CurrentHere(BocThread.Current) : null;
 
     /// <summary>
     /// Whether the caller is inside a runtime: in the body of a behaviour (of any runtime, before or after an

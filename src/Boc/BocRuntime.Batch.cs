@@ -77,6 +77,10 @@ public sealed partial class BocRuntime
         // them out again and enqueues none. OnSpawn first, as in SpawnAdmitted: it also says which worker counts.
         BocThread thread = BocThread.Current;
         int worker = _bocScheduler?.OnSpawn(thread, target: null) ?? -1;
+
+        // Scopes (Scopes/BocRuntime.Scopes.cs): the members join the calling flow's scope together, or the whole batch
+        // is refused (a canceled scope) before anything is counted.
+        ScopeJoin[]? joins = BocScope.AnyBegun ? JoinBatchToScope(members, count, thread) : null;
         for (int i = 0; i < count; i++)
         {
             _pending.Spawned(worker, thread);
@@ -87,6 +91,7 @@ public sealed partial class BocRuntime
             for (int i = 0; i < count; i++)
             {
                 OnBehaviourFinished();
+                joins?[i].Scope?.CountOut();
             }
 
             var disposed = new ObjectDisposedException(GetType().FullName);
@@ -120,6 +125,15 @@ public sealed partial class BocRuntime
         else
         {
             _spawnHook.EnqueueBatch(members, count);
+        }
+
+        // Registered for the scope's cancellation once enqueued, as a single spawn is (SpawnAdmitted).
+        if (joins is not null)
+        {
+            foreach (ScopeJoin join in joins)
+            {
+                join.Register();
+            }
         }
     }
 

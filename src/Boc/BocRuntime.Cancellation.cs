@@ -26,7 +26,9 @@ public sealed partial class BocRuntime
         // or 2. Until then the behaviour cannot go back to the pool: the awaiter, who owns half of it, gets its
         // awaitable only when this method has returned. The callback may run inline, if the token is canceled meanwhile.
         CancellationRequest request = behaviour.MakeCancellable(cancellationToken);
-        SpawnAdmitted(behaviour, thread, mayRunInline: false);
-        request.Register();
+        if (SpawnAdmitted(behaviour, thread, mayRunInline: false))
+        {
+            request.Register();
+        }
     }
 }

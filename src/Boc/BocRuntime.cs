@@ -339,18 +339,28 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// returns the behaviour to its pool and throws. <paramref name="thread"/> is the calling thread's
     /// <see cref="BocThread"/>, looked up once by the caller for its pool, the scheduler and the count.
     /// </summary>
-    private void SpawnAdmitted(Behaviour behaviour, BocThread thread) => SpawnAdmitted(behaviour, thread, mayRunInline: true);
+    private void SpawnAdmitted(Behaviour behaviour, BocThread thread) => _ = SpawnAdmitted(behaviour, thread, mayRunInline: true);
 
     /// <summary>
     /// <see cref="SpawnAdmitted(Behaviour, BocThread)"/>; <paramref name="mayRunInline"/> false keeps the spawn from
-    /// running inline even where it could (a cancellable spawn: Protocol/Behaviour.Inline.cs).
+    /// running inline even where it could (a cancellable spawn: Protocol/Behaviour.Inline.cs). Returns false if the
+    /// spawn was refused without a throw (an awaited spawn into a canceled scope, completed as withdrawn).
     /// </summary>
-    private void SpawnAdmitted(Behaviour behaviour, BocThread thread, bool mayRunInline)
+    private bool SpawnAdmitted(Behaviour behaviour, BocThread thread, bool mayRunInline)
     {
         // A body that spawns again has outlived the behaviour it may have put in its worker's next slot; let the
         // scheduler move that one where an idle worker can take it, unless this spawn cannot queue behind it
         // (BocScheduler.OnSpawn). It also says which of the scheduler's workers this is (-1 if none), for the count below.
         int worker = _bocScheduler?.OnSpawn(thread, behaviour) ?? -1;
+
+        // Scopes (Scopes/BocRuntime.Scopes.cs): the spawn joins the calling flow's scope, if any, or is refused if that
+        // scope is canceled, before anything is counted or enqueued. Until the process begins its first scope this is
+        // one read of a static flag and a predictable branch.
+        ScopeJoin join = default;
+        if (BocScope.AnyBegun && !TryJoinScope(behaviour, thread, out join))
+        {
+            return false;
+        }
 
         // Count first, then check for disposal: either this spawn sees the flag, or the disposer's wait sees the count
         // (a Dekker pair, fenced on both sides, or by the disposer alone for a plain count on a line of one writer:
@@ -359,6 +369,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         if (Volatile.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
+            join.Scope?.CountOut();
 
             // Never enqueued, and its awaitable (if any) not handed out: nothing else can reach it.
             behaviour.Discard();
@@ -392,6 +403,12 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         {
             _spawnHook.Enqueue(behaviour);
         }
+
+        // A member is registered for its scope's cancellation only now: a canceller never meets a spawner mid-enqueue
+        // (Scopes/BocScope.Members.cs, "Registration"). The behaviour may have run and gone back to its pool since; the
+        // registration names the life it joined, so it is then a stale entry that withdraws nothing.
+        join.Register();
+        return true;
     }
 
     /// <summary>Counts <paramref name="count"/> behaviours (one by default, or a behaviour's appended bodies) out.</summary>

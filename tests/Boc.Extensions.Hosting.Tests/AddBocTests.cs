@@ -162,6 +162,35 @@ public sealed class AddBocTests
     }
 
     [Fact]
+    public async Task A_drain_that_outlasts_the_shutdown_timeout_cancels_the_open_scopes_so_their_queued_work_is_withdrawn()
+    {
+        var (builder, logs) = NewBuilder();
+        builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromMilliseconds(200));
+        builder.Services.AddBoc();
+        using IHost host = builder.Build();
+        await host.StartAsync().WaitAsync(Limit);
+        var runtime = host.Services.GetRequiredService<BocRuntime>();
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var cown = new Cown<Counter>(new Counter());
+
+        // Outside every scope: holds the cown past the timeout, and still runs to its end afterwards.
+        runtime.When(cown, async c => { await gate.Task; c.Value++; });
+        BocScope request = runtime.BeginScope();
+        runtime.When(cown, c => c.Value += 100);   // a request's work, queued behind the blocked behaviour
+        Task finished = request.FinishAsync();
+
+        await host.StopAsync().WaitAsync(Limit);
+
+        Assert.True(request.IsCancellationRequested);
+        var record = Assert.Single(logs.For("ScopesCanceledAtShutdown"));
+        Assert.Contains(record.State, kv => kv.Key == "Scopes" && Equals(kv.Value, 1));
+        gate.SetResult();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => finished.WaitAsync(Limit));
+        await runtime.ShutdownAsync(CancellationToken.None).WaitAsync(Limit);
+        Assert.Equal(1, (await ReadAsync(cown)).Value);
+    }
+
+    [Fact]
     public async Task The_health_check_is_healthy_while_running_and_counts_failures()
     {
         var (builder, _) = NewBuilder();

@@ -5,7 +5,10 @@ namespace SeatBooking.Venue;
 /// <summary>
 /// Every seat and every customer is a cown. A booking is one behaviour over the customer and all its seats, so it is
 /// atomic without a lock and cannot deadlock with another booking, whatever seats the two share. Queries acquire their
-/// cowns read-only, so they run alongside each other; the audit reads the whole venue at one moment.
+/// cowns read-only, so they run alongside each other; the audit reads the whole venue at one moment. A booking or a
+/// cancellation is bounded by a scope with the request's deadline and token: whatever it spawned has finished when it
+/// answers, and if the client goes away or the deadline passes first, what it has not started is withdrawn (a booking
+/// is one behaviour, so it happens whole or not at all).
 /// </summary>
 internal sealed class BocBookingService : IBookingService
 {
@@ -15,12 +18,14 @@ internal sealed class BocBookingService : IBookingService
     private readonly Cown<Customer>[] _customers;
     private readonly IAcquirable<Seat>[] _seatsReadOnly;
     private readonly IAcquirable<object>[] _everythingReadOnly;
+    private readonly TimeSpan _requestTimeout;
     private long _lastBookingId;
 
     public BocBookingService(BocRuntime runtime, VenueOptions venue)
     {
         _runtime = runtime;
         _venue = venue;
+        _requestTimeout = venue.RequestTimeoutMilliseconds > 0 ? TimeSpan.FromMilliseconds(venue.RequestTimeoutMilliseconds) : Timeout.InfiniteTimeSpan;
         _seats = Enumerable.Range(0, venue.Seats).Select(n => new Cown<Seat>(new Seat(n))).ToArray();
         _customers = Enumerable.Range(0, venue.Customers).Select(id => new Cown<Customer>(new Customer(id, venue.InitialBalance))).ToArray();
         // Read-only requests are made once: a query passes a slice of them without copying.
@@ -29,32 +34,42 @@ internal sealed class BocBookingService : IBookingService
         _everythingReadOnly = [.. _customers.Select(c => (IAcquirable<object>)Cown.Read(c)), .. _seats.Select(s => (IAcquirable<object>)Cown.Read(s))];
     }
 
-    public Task<BookingOutcome> BookAsync(BookingRequest request)
+    public async Task<BookingOutcome> BookAsync(BookingRequest request, CancellationToken cancellationToken)
     {
         long id = Interlocked.Increment(ref _lastBookingId);
         IAcquirable<Seat>[] seats = SeatCowns(request.Seats);
-        return _runtime.WhenAsync(
-            _customers[request.Customer], seats,
-            static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price, state.pricing),
-            (id, price: _venue.SeatPrice, pricing: _venue.PricingMicroseconds)).AsTask();
+
+        // The request's scope: its end waits for the booking, and the deadline or the client's going away withdraws the
+        // booking if it has not started (the awaited result then fails, and the scope's end says why).
+        await using (_runtime.BeginScope(_requestTimeout, cancellationToken))
+        {
+            return await _runtime.WhenAsync(
+                _customers[request.Customer], seats,
+                static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price, state.pricing),
+                (id, price: _venue.SeatPrice, pricing: _venue.PricingMicroseconds));
+        }
     }
 
-    public async Task<bool> CancelAsync(int customer, long bookingId)
+    public async Task<bool> CancelAsync(int customer, long bookingId, CancellationToken cancellationToken)
     {
-        // Which seats? Read it first; the cancel itself checks again, holding the customer and those seats.
-        int[]? numbers = await _runtime.WhenAsync(
-            Cown.Read(_customers[customer]),
-            static (c, id) => c.Bookings.TryGetValue(id, out int[]? seats) ? seats.ToArray() : null,
-            bookingId);
-        if (numbers is null)
+        // Two steps in one scope: the deadline covers both, and withdraws the second if the first took it all.
+        await using (_runtime.BeginScope(_requestTimeout, cancellationToken))
         {
-            return false;
-        }
+            // Which seats? Read it first; the cancel itself checks again, holding the customer and those seats.
+            int[]? numbers = await _runtime.WhenAsync(
+                Cown.Read(_customers[customer]),
+                static (c, id) => c.Bookings.TryGetValue(id, out int[]? seats) ? seats.ToArray() : null,
+                bookingId);
+            if (numbers is null)
+            {
+                return false;
+            }
 
-        return await _runtime.WhenAsync(
-            _customers[customer], SeatCowns(numbers),
-            static (c, seats, state) => Rules.Cancel(c, seats, state.bookingId, state.price),
-            (bookingId, price: _venue.SeatPrice));
+            return await _runtime.WhenAsync(
+                _customers[customer], SeatCowns(numbers),
+                static (c, seats, state) => Rules.Cancel(c, seats, state.bookingId, state.price),
+                (bookingId, price: _venue.SeatPrice));
+        }
     }
 
     public Task<IReadOnlyList<SeatView>> GetSeatsAsync(int first, int count)

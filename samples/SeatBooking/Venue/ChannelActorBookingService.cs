@@ -20,7 +20,7 @@ internal sealed class ChannelActorBookingService : IBookingService
         _customers = Enumerable.Range(0, venue.Customers).Select(id => new ChannelActor<Customer>(new Customer(id, venue.InitialBalance))).ToArray();
     }
 
-    public async Task<BookingOutcome> BookAsync(BookingRequest request)
+    public async Task<BookingOutcome> BookAsync(BookingRequest request, CancellationToken cancellationToken)
     {
         long id = Interlocked.Increment(ref _lastBookingId);
 
@@ -70,7 +70,7 @@ internal sealed class ChannelActorBookingService : IBookingService
         return new BookingOutcome(BookingStatus.Booked, id, price);
     }
 
-    public async Task<bool> CancelAsync(int customer, long bookingId)
+    public async Task<bool> CancelAsync(int customer, long bookingId, CancellationToken cancellationToken)
     {
         long seatPrice = _venue.SeatPrice;
         int[]? numbers = await _customers[customer].Ask(c =>

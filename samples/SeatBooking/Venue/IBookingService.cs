@@ -7,11 +7,18 @@ namespace SeatBooking.Venue;
 /// </summary>
 internal interface IBookingService
 {
-    /// <summary>Books every seat of the request for its customer, or none of them.</summary>
-    Task<BookingOutcome> BookAsync(BookingRequest request);
+    /// <summary>
+    /// Books every seat of the request for its customer, or none of them. <paramref name="cancellationToken"/> is the
+    /// request's (the client went away); the Boc implementation also bounds the request with a deadline and then throws
+    /// <see cref="TimeoutException"/>, having booked nothing. The other implementations do not stop early.
+    /// </summary>
+    Task<BookingOutcome> BookAsync(BookingRequest request, CancellationToken cancellationToken);
 
-    /// <summary>Cancels a booking of a customer: frees its seats and refunds it. False if there is no such booking.</summary>
-    Task<bool> CancelAsync(int customer, long bookingId);
+    /// <summary>
+    /// Cancels a booking of a customer: frees its seats and refunds it. False if there is no such booking. The token and
+    /// the deadline as for <see cref="BookAsync"/>.
+    /// </summary>
+    Task<bool> CancelAsync(int customer, long bookingId, CancellationToken cancellationToken);
 
     /// <summary>Reads the seats from <paramref name="first"/>, <paramref name="count"/> of them.</summary>
     Task<IReadOnlyList<SeatView>> GetSeatsAsync(int first, int count);

@@ -20,7 +20,7 @@ internal sealed class LockBookingService : IBookingService
         _customers = Enumerable.Range(0, venue.Customers).Select(id => new Customer(id, venue.InitialBalance)).ToArray();
     }
 
-    public Task<BookingOutcome> BookAsync(BookingRequest request)
+    public Task<BookingOutcome> BookAsync(BookingRequest request, CancellationToken cancellationToken)
     {
         long id = Interlocked.Increment(ref _lastBookingId);
         Customer customer = _customers[request.Customer];
@@ -34,7 +34,7 @@ internal sealed class LockBookingService : IBookingService
         }
     }
 
-    public Task<bool> CancelAsync(int customer, long bookingId)
+    public Task<bool> CancelAsync(int customer, long bookingId, CancellationToken cancellationToken)
     {
         Customer c = _customers[customer];
         int[]? numbers;

@@ -24,6 +24,13 @@ internal sealed class VenueOptions
     /// </summary>
     public int PricingMicroseconds { get; set; }
 
+    /// <summary>
+    /// Gets or sets how long a booking or a cancellation may take, in milliseconds (0: no limit). The Boc implementation
+    /// bounds each such request with a scope and this deadline: what the request has not started when it passes is
+    /// withdrawn, and the request is answered 503.
+    /// </summary>
+    public int RequestTimeoutMilliseconds { get; set; } = 5_000;
+
     /// <summary>Gets or sets which implementation serves the requests: boc, lock or channel.</summary>
     public string Implementation { get; set; } = "boc";
 }

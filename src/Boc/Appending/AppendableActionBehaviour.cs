@@ -22,7 +22,14 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
     }
 
     // Readers open too: a read may ride in a reader (TryClaimAppend keeps writes out of them).
-    protected override void OpenAppends() => OpenAppends(ref AppendWord);
+    protected override void OpenAppends()
+    {
+        // A scope's member takes no appends: withdrawing it would withdraw them too (Scopes/BocScope.Members.cs).
+        if (Scope is null)
+        {
+            OpenAppends(ref AppendWord);
+        }
+    }
 
     /// <summary>
     /// Claims the right to append to this behaviour, found at <paramref name="cown"/>'s tail by a spawn on

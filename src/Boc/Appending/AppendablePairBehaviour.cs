@@ -56,7 +56,8 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
     // (merged into one slot, enqueued by EnqueueOne), pays no CAS to close a word nobody may claim.
     protected override void OpenAppends()
     {
-        if (IsWritePair)
+        // A scope's member takes no appends: withdrawing it would withdraw them too (Scopes/BocScope.Members.cs).
+        if (IsWritePair && Scope is null)
         {
             OpenAppends(ref AppendWord);
         }

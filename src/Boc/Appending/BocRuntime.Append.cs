@@ -18,8 +18,9 @@ public sealed partial class BocRuntime
         BocThread thread = BocThread.Current;
         // Null first: an idle cown (a chain hopping between actors) skips the type test, which in this shared generic
         // code is a helper call.
+        // A scope's member never rides in another behaviour (Scopes/BocScope.Members.cs): it is counted and withdrawn on its own.
         if (Volatile.Read(ref cown.Last) is { } last && last is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
-            && (!read || ReadsMayAppend) && TryAppend(tail, cown, read, body, state, thread))
+            && (!read || ReadsMayAppend) && !BocScope.MayJoinHere(thread) && TryAppend(tail, cown, read, body, state, thread))
         {
             return;
         }
@@ -49,7 +50,7 @@ public sealed partial class BocRuntime
         // need next. Writes only: a pair that reads never takes appends.
         if (!(firstRead | secondRead) && Volatile.Read(ref first.Last) is { } last && ReferenceEquals(Volatile.Read(ref second.Last), last)
             && last is AppendablePairBehaviour<T1, T2, TState> tail && tail.MayTakeAppend && AppendsAllowed
-            && TryAppend(tail, first, second, body, state, thread))
+            && !BocScope.MayJoinHere(thread) && TryAppend(tail, first, second, body, state, thread))
         {
             return;
         }

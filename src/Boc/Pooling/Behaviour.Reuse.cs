@@ -96,6 +96,7 @@ internal abstract partial class Behaviour
         if (_extras is { } extras)
         {
             extras.Cancellation = null;
+            extras.Scope = null;
         }
 #if DEBUG
         if (_pooled)

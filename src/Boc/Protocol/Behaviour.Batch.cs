@@ -44,8 +44,11 @@ namespace Boc;
 //     checked for disposal before EnqueueBatch starts; from phase 1 on nothing throws. A batch that fails before (the
 //     builder throws, admission or disposal refuses it) enqueued nothing: its members were never published, so they
 //     are abandoned (Behaviour.Abandon: an awaitable fails as canceled, the object returns to its pool).
-//   * Cancellation: members have no cancellation request (no token is offered inside a batch), so FinishEnqueue's
-//     plain Scheduled store on writers stays sound (only readers' state words are written by other threads).
+//   * Cancellation: members have no cancellation request of their own (no token is offered inside a batch). A member
+//     of a scope has its scope's arbiter (Scopes/), so FinishEnqueue takes its interlocked path for that member, as it
+//     does for any cancellable behaviour; the others keep the plain Scheduled store on writers, which stays sound (only
+//     readers' state words are written by other threads). The scope registers its members only after EnqueueBatch,
+//     so no canceller meets the batch's spawner in phase 1 or 2.
 //   * One-cown members take the general path (countdown with the extra unit, phase 2), not EnqueueOne: a pre-linked
 //     successor may be reached before the batch's spawner is done, and the extra unit is what keeps it from running.
 // =====================================================================================================================
@@ -59,7 +62,8 @@ internal abstract partial class Behaviour
     /// Enqueues the first <paramref name="count"/> of <paramref name="members"/> as one batch ("Batches" at the top of this
     /// file): every request of every member in one two-phase step, with the members' requests on each cown linked to
     /// each other in batch order before one Exchange puts the whole run at that cown's tail. Must not throw once phase 1
-    /// has started; the members are fresh from Init, and none is cancellable.
+    /// has started; the members are fresh from Init, and none has a token (a scope's members register for its
+    /// cancellation only after this returns).
     /// </summary>
     internal static void EnqueueBatch(Behaviour[] members, int count)
     {
@@ -70,7 +74,7 @@ internal abstract partial class Behaviour
         {
             Behaviour member = members[m];
             member.AssertLive();
-            Debug.Assert(member.Cancellation is null, "Batch members are never cancellable.");
+            Debug.Assert(member.Cancellation is null or ScopeMembership, "Batch members have no token of their own.");
             member.SortAndMerge();
 
             // Plain write: the first Exchange below is a full fence that publishes it (and the slots).

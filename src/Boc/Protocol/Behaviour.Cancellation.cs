@@ -61,7 +61,7 @@ namespace Boc;
 internal abstract partial class Behaviour
 {
     /// <summary>Gets the token of the behaviour whose body is running in the current flow, or none.</summary>
-    internal static CancellationToken CurrentCancellationToken => Current?.Cancellation?.Token ?? default;
+    internal static CancellationToken CurrentCancellationToken => Current?.Cancellation?.BodyToken ?? default;
 
     /// <summary>Makes this (not yet enqueued) spawn cancellable by <paramref name="token"/>.</summary>
     internal CancellationRequest MakeCancellable(CancellationToken token)
@@ -119,23 +119,36 @@ internal abstract partial class Behaviour
         }
     }
 
-    /// <summary>Both parties of the withdrawal are done: deliver the canceled outcome and finish.</summary>
-    internal void CompleteWithdrawn(CancellationRequest request)
+    /// <summary>
+    /// Both parties of the withdrawal are done: deliver the canceled outcome (an awaited behaviour's; a fire-and-forget
+    /// one, a withdrawn scope member, has none to deliver and reports nothing) and finish.
+    /// </summary>
+    internal void CompleteWithdrawn(Withdrawal request)
     {
         AssertLive();
         request.Unregister();
         BocRuntime runtime = _runtime!;
+
+        // Read before the behaviour can go back to its pool. A member withdrawn by its scope's cancellation is work the
+        // cancellation cost (Scopes/BocScope.Members.cs, "What the cancellation cost"): marked before it counts out.
+        BocScope? scope = Scope;
+        if (scope is { IsCancellationRequested: true })
+        {
+            scope.NoteCutShort();
+        }
+
         BocMetrics.Canceled(runtime.Name);
         runtime.GiveRoomBack();
         try
         {
-            if (!Deliver(new BehaviourWithdrawnException(request.Token), null))
+            if (!(IsAwaited && Deliver(new BehaviourWithdrawnException(request.Token), null)))
             {
                 Recycle();
             }
         }
         finally
         {
+            scope?.CountOut();
             runtime.CountOut();
         }
     }

@@ -14,7 +14,8 @@ namespace Boc;
 // When (all must hold; BocRuntime.SpawnAdmitted and MayRunInlineHere check them before the enqueue):
 //   * the spawn is awaited (WhenAsync) and has no cancellation token: a fire-and-forget When keeps its promise to
 //     return at once, and a cancellable spawn registers its canceller only after the enqueue (CancellationRequest),
-//     which must never find the body already run;
+//     which must never find the body already run. (A scope's member may run inline: its registration after the
+//     enqueue names the member's life, so finding that life over withdraws nothing; Scopes/BocScope.Members.cs.)
 //   * the runtime is one of the public dispatchers (not Boc.Testing's controlled one, which owns every step);
 //   * the spawning thread is not one of the runtime's BocScheduler workers, and no body is running in this flow
 //     (neither a synchronous body on this thread nor an asynchronous body's continuation): the inline body is then

@@ -123,8 +123,15 @@ internal abstract partial class Behaviour
             }
         }
 
-        // A token callback may still fire: it finds the request Started and touches nothing (see "Cancellation").
-        Cancellation?.Unregister();
+        // A token callback may still fire: it finds the request Started and touches nothing (see "Cancellation"). A
+        // scope member is counted out of its scope last (Scopes/BocScope.Members.cs), so read the scope before Deliver
+        // may give the behaviour back to the pool; both live in the side object, so a behaviour without one pays one test.
+        BocScope? scope = null;
+        if (_extras is { } extras)
+        {
+            extras.Cancellation?.Unregister();
+            scope = extras.Scope;
+        }
 
         // Nothing outside reaches this behaviour any more (see "Reuse", Pooling/Behaviour.Reuse.cs). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
@@ -140,6 +147,8 @@ internal abstract partial class Behaviour
         }
         finally
         {
+            // After the outcome: a member's failure is in its scope before the scope can see the member finished.
+            scope?.CountOut();
             runtime.CountOut(thread);
         }
     }

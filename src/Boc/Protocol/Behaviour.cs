@@ -83,10 +83,11 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     private bool _started;
 
     /// <summary>
-    /// Gets the spawn's cancellation (a <c>WhenAsync</c> given a token that can be canceled), or null: the common case,
-    /// in which no step of the protocol does anything for cancellation beyond reading this. Set before Enqueue.
+    /// Gets the spawn's withdrawal arbiter (a <c>WhenAsync</c> given a token that can be canceled, or a member of a
+    /// <see cref="BocScope"/>), or null: the common case, in which no step of the protocol does anything for
+    /// cancellation beyond reading this. Set before Enqueue.
     /// </summary>
-    private CancellationRequest? Cancellation => _extras?.Cancellation;
+    private Withdrawal? Cancellation => _extras?.Cancellation;
 
     /// <summary>Gets the slot array of the <see cref="SlotLayout.Overflow"/> layout.</summary>
     private Slot[]? Overflow => _extras?.Overflow;
@@ -142,8 +143,17 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         /// <summary>An asynchronous body's continuation, created on the first one this object runs.</summary>
         internal BodyTaskCompletion? BodyTask;
 
-        /// <summary>The current spawn's cancellation; cleared when the behaviour returns to its pool.</summary>
-        internal CancellationRequest? Cancellation;
+        /// <summary>The current spawn's withdrawal arbiter; cleared when the behaviour returns to its pool.</summary>
+        internal Withdrawal? Cancellation;
+
+        /// <summary>
+        /// The scope the current spawn belongs to (Scopes/Behaviour.Scope.cs), or null; cleared when the behaviour returns
+        /// to its pool. Here rather than on the behaviour: a field there would cost every pending behaviour eight bytes.
+        /// </summary>
+        internal BocScope? Scope;
+
+        /// <summary>The arbiter of this object's lives as a scope member, created on its first and reused by each.</summary>
+        internal ScopeMembership? Membership;
 
         /// <summary>An appendable behaviour's appended bodies (an array of its entry type), created on the first append.</summary>
         internal object? Appended;

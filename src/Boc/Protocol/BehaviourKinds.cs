@@ -14,9 +14,17 @@ internal abstract class FireAndForgetBehaviour : Behaviour
     {
         if (error is not null)
         {
-            // Say which behaviour failed, by the cowns it held: that is what a log reader needs to find it.
+            // Say which behaviour failed, by the cowns it held: that is what a log reader needs to find it. A scope
+            // member's failure goes to its scope, whose finish delivers it, instead of the runtime's handler.
             AnnotateFailure(error);
-            Runtime.ReportUnhandled(error);
+            if (Scope is { } scope)
+            {
+                scope.AddFailure(error);
+            }
+            else
+            {
+                Runtime.ReportUnhandled(error);
+            }
         }
 
         return false;

@@ -6,7 +6,7 @@ namespace Boc;
 /// pooled: a token callback can fire at any moment, even after the behaviour went back to its pool, and then it touches
 /// only this object (see Behaviour.Cancellation.cs).
 /// </summary>
-internal sealed class CancellationRequest
+internal sealed class CancellationRequest : Withdrawal
 {
     private const int Pending = 0;
     private const int Started = 1;
@@ -27,6 +27,10 @@ internal sealed class CancellationRequest
     private int _registration = Registering;
     private CancellationTokenRegistration _tokenRegistration;
 
+    // A member of a scope spawned with a token of its own: the body's token, canceled by either, made the first time
+    // the body asks (see BodyToken); disposed when the behaviour completes.
+    private CancellationTokenSource? _linked;
+
     internal CancellationRequest(Behaviour behaviour, CancellationToken token)
     {
         _behaviour = behaviour;
@@ -34,7 +38,30 @@ internal sealed class CancellationRequest
     }
 
     /// <summary>Gets the spawn's token.</summary>
-    internal CancellationToken Token { get; }
+    internal override CancellationToken Token { get; }
+
+    /// <summary>
+    /// Gets the token the body sees: the spawn's, or, for a member of a scope (Scopes/), a token canceled by either the
+    /// spawn's token or the scope's. That one is linked only when a body asks for it, so a member with a token pays
+    /// nothing for it otherwise.
+    /// </summary>
+    internal override CancellationToken BodyToken
+    {
+        get
+        {
+            if (_behaviour.Scope is not { } scope)
+            {
+                return Token;
+            }
+
+            // Only the body reads it, on its own flow: no other thread creates the source.
+            _linked ??= CancellationTokenSource.CreateLinkedTokenSource(Token, scope.Token);
+            return _linked.Token;
+        }
+    }
+
+    /// <inheritdoc/>
+    internal override Behaviour Behaviour => _behaviour;
 
     /// <summary>Registers the callback; called by the spawner after Enqueue. It may run the callback inline.</summary>
     internal void Register()
@@ -49,19 +76,47 @@ internal sealed class CancellationRequest
     }
 
     /// <summary>Drops the callback (it may still be running or about to run: it then finds the state decided).</summary>
-    internal void Unregister()
+    internal override void Unregister()
     {
         if (Interlocked.Exchange(ref _registration, Unregistered) == Registered)
         {
             _tokenRegistration.Unregister();
         }
+
+        // The body has ended (or never ran): nothing reads the linked token any more, and it must not stay registered
+        // on the caller's and the scope's tokens.
+        _linked?.Dispose();
     }
 
     /// <summary>Claims the behaviour for its body: false if it was withdrawn first.</summary>
-    internal bool TryStart() => Interlocked.CompareExchange(ref _state, Started, Pending) == Pending;
+    internal override bool TryStart()
+    {
+        if (Interlocked.CompareExchange(ref _state, Started, Pending) != Pending)
+        {
+            return false;
+        }
+
+        if (_behaviour.Scope is { IsCancellationRequested: true })
+        {
+            // A member of a scope canceled before this claim never starts (Scopes/BocScope.Members.cs, "The start"):
+            // withdraw it here, as its canceller would; the token's callback now finds the state decided. Run joins.
+            Volatile.Write(ref _state, Withdrawn);
+            _behaviour.WithdrawSlots();
+            Join();
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>A scope's canceller (the behaviour is also a scope member): the same as the token's callback.</summary>
+    internal override void WithdrawFor(long life) => Cancel();
+
+    /// <inheritdoc/>
+    internal override bool IsPending(long life) => Volatile.Read(ref _state) == Pending;
 
     /// <summary>One party of a withdrawal is done; the second completes the behaviour as withdrawn.</summary>
-    internal void Join()
+    internal override void Join()
     {
         if (Interlocked.Decrement(ref _join) == 0)
         {

@@ -12,5 +12,8 @@ internal static class ProtocolTestHooks
 
     /// <summary>Called at every iteration of a protocol wait on a cown, with the iterations so far.</summary>
     public static volatile Action<Cown, int>? Waiting;
+
+    /// <summary>Called by a spawner after a scope member's enqueue, before it registers it for the scope's cancellation.</summary>
+    public static volatile Action<BocScope>? ScopeRegistering;
 }
 #endif

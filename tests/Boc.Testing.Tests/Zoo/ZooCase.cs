@@ -15,6 +15,7 @@ internal sealed record ZooCase(string Name, Func<BocRuntime, Task> Buggy, Func<B
         MutualAwait.Case,
         MissedWakeUp.Case,
         NestedSpawnOrder.Case,
+        CanceledHalfTransfer.Case,
     ];
 
     public override string ToString() => Name;
