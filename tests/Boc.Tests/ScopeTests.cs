@@ -587,6 +587,66 @@ public sealed class ScopeTests
         Assert.InRange(steps, 4, 8 * 5);
     }
 
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
+    public async Task AMember_AllocatesNothingPerSpawn_OnceItsScopesStructuresAreWarm(BocDispatcher dispatcher)
+    {
+        // The README's bound (docs/guide/scopes.md, "Cost"): a member is counted and registered without allocating in
+        // steady state, and a spawn outside any scope allocates nothing either. Rounds of fire-and-forget spawns onto
+        // idle cowns from one thread, each round waited for, so the pool refills between rounds; measured on the
+        // spawning thread, where every spawn-side allocation lands. The state type is private to this test, so no
+        // parallel test shares its behaviours' pool. Any allocation per spawn (at least 24 bytes) breaks the bound of
+        // less than one byte per spawn on average.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        AllocationProbe[] probes = [.. Enumerable.Range(0, 32).Select(_ => new AllocationProbe())];
+        Cown<AllocationProbe>[] cowns = [.. probes.Select(p => new Cown<AllocationProbe>(p))];
+        const int Rounds = 200;
+
+        (double outside, double members, int counted) = await Task.Run(async () =>
+        {
+            using var signal = new CountdownEvent(1);
+
+            long Spawn(int rounds)
+            {
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                for (int r = 0; r < rounds; r++)
+                {
+                    signal.Reset(cowns.Length);
+                    foreach (Cown<AllocationProbe> cown in cowns)
+                    {
+                        runtime.When(cown, static (p, s) =>
+                        {
+                            p.Value++;
+                            s.Signal();
+                        }, signal);
+                    }
+
+                    Assert.True(signal.Wait(Progress.Limit), "a round of spawns did not finish");
+                }
+
+                return GC.GetAllocatedBytesForCurrentThread() - before;
+            }
+
+            _ = Spawn(Rounds);
+            double outside = Spawn(Rounds) / (double)(Rounds * cowns.Length);
+
+            BocScope scope = runtime.BeginScope();
+            _ = Spawn(Rounds);   // the scope's stripes and registries grow to what a round needs, then are reused
+            double members = Spawn(Rounds) / (double)(Rounds * cowns.Length);
+            await scope.FinishAsync();
+            return (outside, members, probes.Sum(p => p.Value));   // every body has run: the finish came after the last
+        }).Guard();
+
+        Assert.Equal(4 * Rounds * cowns.Length, counted);
+        Assert.True(outside < 1, $"{dispatcher}: a spawn outside any scope allocated {outside:F2} bytes on average");
+        Assert.True(members < 1, $"{dispatcher}: a member's spawn allocated {members:F2} bytes on average");
+    }
+
+    private sealed class AllocationProbe
+    {
+        public int Value { get; set; }
+    }
+
     private static bool TrySpawn(Action spawn)
     {
         try
