@@ -5,6 +5,9 @@
 # shows the diagnostic.
 #
 #   bash eng/check-analyzer-package.sh
+#
+# Packs what the Release build left (--no-build: a version of its own would otherwise recompile every packed project,
+# two minutes of CI); build Release first (.ci/run has).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -17,16 +20,16 @@ expected="BOC101"
 id="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:PackageId)"
 frameworks="$(dotnet msbuild "$repo/src/Boc/Boc.csproj" -getProperty:TargetFrameworks)"
 
-dotnet pack "$repo/src/Boc/Boc.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
+dotnet pack "$repo/src/Boc/Boc.csproj" -c Release --no-build -o "$work/feed" -p:Version="$version" --nologo >"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack failed" >&2; exit 1; }
 nupkg="$work/feed/$id.$version.nupkg"
 hosting_id="$(dotnet msbuild "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -getProperty:PackageId)"
-dotnet pack "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
+dotnet pack "$repo/src/Boc.Extensions.Hosting/Boc.Extensions.Hosting.csproj" -c Release --no-build -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack of the hosting package failed" >&2; exit 1; }
 testing_id="$(dotnet msbuild "$repo/src/Boc.Testing/Boc.Testing.csproj" -getProperty:PackageId)"
 testing_frameworks="$(dotnet msbuild "$repo/src/Boc.Testing/Boc.Testing.csproj" -getProperty:TargetFrameworks)"
 [ -n "$testing_frameworks" ] || testing_frameworks="$(dotnet msbuild "$repo/src/Boc.Testing/Boc.Testing.csproj" -getProperty:TargetFramework)"
-dotnet pack "$repo/src/Boc.Testing/Boc.Testing.csproj" -c Release -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
+dotnet pack "$repo/src/Boc.Testing/Boc.Testing.csproj" -c Release --no-build -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack of the testing package failed" >&2; exit 1; }
 # Boc.Testing uses the runtime's internals: it must depend on exactly the runtime it was built with.
 testing_nuspec="$(unzip -p "$work/feed/$testing_id.$version.nupkg" "$testing_id.nuspec")"
