@@ -4,6 +4,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using Orleans.Hosting;
+using Orleans.Runtime;
 using Orleans.Runtime.Hosting;
 using Orleans.Serialization;
 using Orleans.Storage;
@@ -59,6 +60,10 @@ internal static class SiloRole
             silo.Services.AddGrainStorage(BocCluster.StorageName, (services, _) =>
                 new FaultInjectingStorage(services.GetRequiredKeyedService<IGrainStorage>("BocCownsRedis"), control.GetDatabase(), cluster));
             silo.AddBocCowns(settings.ApplyBoc);
+
+            // Random placement, as in the in-process fixture: Orleans' default (resource-optimized, preferring the
+            // caller's silo) can put all of a scenario's new cowns on one silo, and the scenarios need them on several.
+            silo.Services.AddSingleton<PlacementStrategy, RandomPlacement>();
         });
 
         using IHost host = builder.Build();

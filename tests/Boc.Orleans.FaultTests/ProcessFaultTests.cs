@@ -128,10 +128,10 @@ public sealed class ProcessFaultTests(RedisServer redis)
         using var run = new FaultRun(redis, "renew", seed, leaseMs: 3000);
         string[] slow = ["probe-ms=5000", "missed=3", "response-ms=30000", "log=trace"];
         await Task.WhenAll(Enumerable.Range(0, 2).Select(i => run.StartSiloAsync($"silo{i}", slow)));
-        await OpenAsync(run, "p", 8);
+        await OpenAsync(run, "p", 16);
 
-        Dictionary<int, string> silos = await PlaceAsync(run, "p", 8, slow);
-        Assert.True(silos.Count == 2, $"{run.Tag}: eight cowns all live on one silo");
+        Dictionary<int, string> silos = await PlaceAsync(run, "p", 16, slow);
+        Assert.True(silos.Count == 2, $"{run.Tag}: sixteen cowns all live on one silo");
         (int pausedPid, string pausedKey) = (silos.First().Key, silos.First().Value[1..]);
         (int otherPid, string otherKey) = (silos.Last().Key, silos.Last().Value[1..]);
 
