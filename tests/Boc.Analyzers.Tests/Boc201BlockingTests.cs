@@ -96,6 +96,22 @@ public class Boc201BlockingTests
         """ + Helpers);
 
     [Fact]
+    public Task Flags_a_barrier_in_an_awaited_body_that_may_run_inline_on_its_caller() => VerifyAsync("""
+        class C
+        {
+            // Spawned from outside with WhenAsync, the first body may run inline on this thread: it would wait at the
+            // barrier for a partner this thread spawns only after the first call returns.
+            async Task M(Cown<Account> c, Cown<Account> d, Barrier meet)
+            {
+                ValueTask first = WhenAsync(c, a => {|BOC201:meet.SignalAndWait()|});
+                ValueTask<bool> second = WhenAsync(d, a => {|BOC201:meet.SignalAndWait(TimeSpan.FromSeconds(1))|});
+                await first;
+                await second;
+            }
+        }
+        """ + Helpers);
+
+    [Fact]
     public Task Does_not_flag_await() => VerifyAsync("""
         class C
         {

@@ -182,6 +182,55 @@ public sealed class InlineRunTests(ITestOutputHelper output)
 
     [Theory]
     [MemberData(nameof(Dispatchers))]
+    public async Task AnInlineAsyncBody_ResumesAfterItsAwaits_WhereAQueuedBodyDoes(BocDispatcher dispatcher)
+    {
+        // The dispatchers guide: an await inside a body resumes on the BocScheduler's workers (on the pool with the
+        // thread-pool dispatcher). An inline body is a body like any other, so its awaits must resume there too, and the
+        // spawner's thread must get back no synchronization context of the body's.
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
+        var a = new Cown<Box>(new Box());
+        bool onBocScheduler = dispatcher == BocDispatcher.BocScheduler;
+
+        for (int trial = 0; trial < 8; trial++)
+        {
+            (int caller, int startedOn, bool resumedOnWorker, bool callerContextClean) = await Task.Run(async () =>
+            {
+                int caller = Environment.CurrentManagedThreadId;
+                ValueTask<(int, bool)> run = runtime.WhenAsync(a, async _ =>
+                {
+                    int startedOn = Environment.CurrentManagedThreadId;
+                    await Task.Yield();
+                    await Task.Delay(1);
+                    return (startedOn, OnBocWorker());
+                });
+                bool clean = SynchronizationContext.Current is null;
+                (int startedOn, bool resumedOnWorker) = await run;
+                return (caller, startedOn, resumedOnWorker, clean);
+            }).Guard();
+
+            Assert.Equal(caller, startedOn);   // the case under test really started inline
+            Assert.True(callerContextClean, $"trial {trial}: the inline run left a synchronization context on its spawner");
+            Assert.True(resumedOnWorker == onBocScheduler,
+                $"trial {trial}: an inline body's await resumed {(resumedOnWorker ? "on" : "off")} the BocScheduler workers with {dispatcher}");
+        }
+
+        // The queued body, for comparison: the same awaits, behind a busy cown.
+        using var release = new ManualResetEventSlim();
+        runtime.When(a, _ => release.Wait());
+        ValueTask<bool> queued = runtime.WhenAsync(a, async _ =>
+        {
+            await Task.Yield();
+            await Task.Delay(1);
+            return OnBocWorker();
+        });
+        release.Set();
+        Assert.Equal(onBocScheduler, await queued.AsTask().Guard());
+    }
+
+    private static bool OnBocWorker() => Thread.CurrentThread.Name?.StartsWith("Boc worker", StringComparison.Ordinal) == true;
+
+    [Theory]
+    [MemberData(nameof(Dispatchers))]
     public async Task SpawnsFromAnInlineBody_AreNeverInline_SoInlineRunsDoNotNest(BocDispatcher dispatcher)
     {
         await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });

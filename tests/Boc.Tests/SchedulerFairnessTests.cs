@@ -352,6 +352,61 @@ public sealed class SchedulerFairnessTests
     }
 
     [Fact]
+    public async Task ABodyThatThenSpawnsAReadyBehaviourOntoAnotherCown_GivesItTheSlot_AndQueuesTheReply()
+    {
+        // Where the exception above ends (the dispatchers guide says so): when the second spawn is ready at once, it takes
+        // the next slot and runs next on this worker; the reply moves to the worker's queue, and the idle worker takes it
+        // and runs it while the body is still running. The body spins until the reply has run (bounded, so a reply
+        // wrongly kept in the slot fails the test instead of hanging it); the stuck-work poll is off, so only the
+        // hand-over can move the reply. The threads, and whether the reply ran inside the body, are the oracle.
+        using var scheduler = new BocScheduler(2, stuckCheck: false);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions(), scheduler, scheduler, TimeProvider.System);
+        var sender = new Cown<Counter>(new Counter());
+        var partner = new Cown<Counter>(new Counter());
+        var other = new Cown<Counter>(new Counter());
+        var wrong = new List<string>();
+        const int Rounds = 40;
+        for (int round = 0; round < Rounds; round++)
+        {
+            // Both earlier behaviours have let go of their cowns: this round's spawns find them free.
+            await runtime.WhenAsync(partner, p => p.Value).Guard();
+            await runtime.WhenAsync(other, o => o.Value).Guard();
+            int bodyThread = -1;
+            int replyThread = -1;
+            int secondThread = -1;
+            bool replyRanInsideBody = false;
+            var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            runtime.When(sender, _ =>
+            {
+                bodyThread = Environment.CurrentManagedThreadId;
+                runtime.When(partner, p =>
+                {
+                    p.Value++;
+                    Volatile.Write(ref replyThread, Environment.CurrentManagedThreadId);
+                });
+                runtime.When(other, o =>
+                {
+                    o.Value++;
+                    secondThread = Environment.CurrentManagedThreadId;
+                    done.SetResult();
+                });
+                replyRanInsideBody = SpinWait.SpinUntil(() => Volatile.Read(ref replyThread) != -1, TimeSpan.FromSeconds(5));
+            });
+            await done.Task.Guard();
+            if (!replyRanInsideBody || secondThread != bodyThread || Volatile.Read(ref replyThread) == bodyThread)
+            {
+                wrong.Add($"round {round}: reply ran inside the body {replyRanInsideBody}, second spawn on the body's worker {secondThread == bodyThread}");
+                break;
+            }
+        }
+
+        await runtime.WaitForQuiescenceAsync().Guard();
+        Assert.True(wrong.Count == 0, string.Join("; ", wrong));
+        Assert.Equal(Rounds, await runtime.WhenAsync(partner, p => p.Value).Guard());
+        Assert.Equal(Rounds, await runtime.WhenAsync(other, o => o.Value).Guard());
+    }
+
+    [Fact]
     public async Task IdleBurstIdleCycles_WakeAParkedWorker_WithoutThePeriodicPoll()
     {
         // With the stuck-work poll off a parked worker wakes only when an enqueue releases it: a lost wake-up leaves a

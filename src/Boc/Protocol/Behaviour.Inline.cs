@@ -36,6 +36,10 @@ namespace Boc;
 //   * A clean execution context: the body runs in the default ExecutionContext (s_cleanContext), as on a worker, so the
 //     spawner's AsyncLocal values do not leak into it; the spawner's context is restored afterwards, so nothing the
 //     body sets leaks out either.
+//   * Where an asynchronous body's awaits resume: where they would had a worker run it. On a BocScheduler the body runs
+//     under the scheduler's synchronization context, as the workers' items do, so its continuations are posted to the
+//     workers; the spawner had none ("When"), and gets none back. On the thread-pool dispatchers a worker has no
+//     context either, and the continuations go to the pool in both cases.
 //   * No unbounded recursion: see "When" (no inline run inside a body, and a body's spawns are never inline).
 //   * No starvation of queued work: an inline run bypasses no queue (its cowns had none ahead of it) and takes no
 //     worker; behaviours it makes ready on release are dispatched as always.
@@ -81,14 +85,25 @@ internal abstract partial class Behaviour
             ExecutionContext.Restore(clean);
         }
 
+        // The spawner has no synchronization context (MayRunInlineHere), so null is what to put back.
+        SynchronizationContext? workers = _runtime!.BocSchedulerOrNull?.Context;
+        if (workers is not null)
+        {
+            SynchronizationContext.SetSynchronizationContext(workers);
+        }
+
         try
         {
             Run(thread);
         }
         finally
         {
-            // Whatever the body set on this thread's context stays with the body.
+            // Whatever the body set on this thread's contexts stays with the body.
             ExecutionContext.Restore(spawner);
+            if (workers is not null || SynchronizationContext.Current is not null)
+            {
+                SynchronizationContext.SetSynchronizationContext(null);
+            }
         }
     }
 

@@ -425,6 +425,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// <summary>Queues a posted callback (from the workers' synchronization context).</summary>
     internal void Post(SendOrPostCallback callback, object? state) => Enqueue(new PostedCallback(callback, state));
 
+    /// <summary>
+    /// The context every worker runs its items under: an <c>await</c> in a body posts its continuation back here. An
+    /// inline run (Behaviour.Inline.cs) installs it for its body too, so that body's awaits also resume on the workers.
+    /// </summary>
+    internal SynchronizationContext Context => _context;
+
     private void Enqueue(object item)
     {
         Worker? worker = BocThread.CurrentOrNull?.Worker;
