@@ -1,7 +1,7 @@
 #:project ../Boc.Benchmarks/Boc.Benchmarks.csproj
 #:property RunAnalyzers=false
-// Turns BenchmarkDotNet's exported Savina results into the comparison tables and charts of
-// benchmarks/README.md#against-the-peers.
+// Turns BenchmarkDotNet's exported Savina results into the comparison tables and charts in benchmarks/results/, which
+// benchmarks/README.md#against-the-peers links and shows.
 //
 //   dotnet run benchmarks/tools/SavinaReport.cs -- [--size Paper|Small] [--out benchmarks/results] RUN.csv [RUN.csv ...]
 //

@@ -18,8 +18,8 @@ import math
 import sys
 
 # The reference C++ runtime (Verona's Savina, --cores 2, Paper parameters): medians in ms, measured side by side with Boc
-# (main at 02ac15b) on one quiet 2-core machine of the benchmarks' kind
-# (benchmarks/README.md#the-reference-runtime-side-by-side). Only the rows whose kernels do the same work in both:
+# (main at 02ac15b) on one quiet 2-core machine of the benchmarks' kind, the table in
+# docs/performance/decisions.md#the-reference-runtime-side-by-side. Only the rows whose kernels do the same work in both:
 # Fork-Join Throughput actor, Concurrent Dictionary, Trapezoid and Filterbank do not, so they are left out; nor does
 # Quicksort (the C++ input comes from SimpleRand, whose values keep 16 bits: a million values are its 65,536 values
 # about 15 times each, which changes the tree's partitions and the leaves' sequential sorts; Savina's input, which Boc's
