@@ -9,9 +9,10 @@ namespace Boc.Benchmarks.Savina.Parallel;
 /// and the root's third fragment completes the run.
 /// </summary>
 [SavinaWorkload("Quicksort", SavinaVariant.Channels)]
-public sealed class QuicksortChannels(SavinaSize size) : SavinaRun(size)
+public sealed class QuicksortChannels : SavinaRun
 {
-    private readonly int _threshold = QuicksortModel.Parameters(size).T;
+    private readonly QuicksortInput _inputKind;
+    private readonly int _threshold;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private QuicksortModel.Expected _expected = null!;
     private List<long> _input = null!;
@@ -19,6 +20,20 @@ public sealed class QuicksortChannels(SavinaSize size) : SavinaRun(size)
     private List<long>? _result;
     private int _sorters;
     private int _leaves;
+
+    /// <summary>A run on Savina's input.</summary>
+    public QuicksortChannels(SavinaSize size)
+        : this(size, QuicksortInput.Savina)
+    {
+    }
+
+    /// <summary>A run on <paramref name="input"/>'s sequence.</summary>
+    internal QuicksortChannels(SavinaSize size, QuicksortInput input)
+        : base(size)
+    {
+        _inputKind = input;
+        _threshold = QuicksortModel.Parameters(size).T;
+    }
 
     private enum Position
     {
@@ -29,9 +44,9 @@ public sealed class QuicksortChannels(SavinaSize size) : SavinaRun(size)
 
     protected override void Build()
     {
-        _expected = QuicksortModel.Reference(Size);
-        QuicksortModel.CheckPaperConstants(Size, _expected);
-        _input = QuicksortModel.Input(Size);
+        _expected = QuicksortModel.Reference(Size, _inputKind);
+        QuicksortModel.CheckPaperConstants(Size, _inputKind, _expected);
+        _input = QuicksortModel.Input(Size, _inputKind);
         _root = new Sorter(this, null, Position.Initial);
     }
 
@@ -171,7 +186,7 @@ public sealed class QuicksortChannels(SavinaSize size) : SavinaRun(size)
     }
 }
 
-/// <summary>BenchmarkDotNet entry for Quicksort: the Channels baseline.</summary>
+/// <summary>BenchmarkDotNet entry for Quicksort: the Channels baseline, on Savina's input and on the reference's.</summary>
 public partial class Quicksort
 {
     private SavinaRun _channelsRun = null!;
@@ -179,6 +194,14 @@ public partial class Quicksort
     [IterationSetup(Target = nameof(Channels))]
     public void SetupChannels() => _channelsRun = Prepare(new QuicksortChannels(Size));
 
+    /// <summary>Builds a Channels run on the reference runtime's input (not timed).</summary>
+    [IterationSetup(Target = nameof(ChannelsReferenceInput))]
+    public void SetupChannelsReferenceInput() => _channelsRun = Prepare(new QuicksortChannels(Size, QuicksortInput.Reference));
+
     [Benchmark]
     public Task Channels() => _channelsRun.RunAsync();
+
+    /// <summary>The Channels baseline on the reference runtime's input.</summary>
+    [Benchmark]
+    public Task ChannelsReferenceInput() => _channelsRun.RunAsync();
 }

@@ -11,7 +11,14 @@ namespace Boc.Benchmarks.Savina.Parallel;
 // Decisions:
 // - Input: N values |PseudoRandom(S).nextLong() % M| with Savina's sequence (not [V]'s shifted one), generated in Build
 //   (setup is not timed, unlike [V]). At Paper: sum 32,768,134,304, 1939 sorters, 970 leaves (checked while porting
-//   with a sequential C# model, and again in Validate through ExpectedShape).
+//   with a sequential C# model, and again in Validate through the model's Expected shape).
+// - The *ReferenceInput rows run the same actor/full code on [V]'s input (QuicksortInput.Reference): the same generator
+//   read one step behind, so the values are the seed 1024 followed by Savina's first N-1 values. The multiset differs
+//   from Savina's in one value (1024 in place of Savina's last), but the order, and so every pivot data[len/2], differs:
+//   at Paper the tree has 1935 sorters and 968 leaves, as [V] reports, 24 levels deep instead of 21, and its partitions
+//   pass over 13.9M elements instead of 12.7M (the leaves' sequential sorts: 7.07M instead of 7.03M), by a sequential
+//   model of this code. Both inputs hold every 16-bit value about 15 times. Still generated in Build (untimed), so
+//   these rows isolate the input; [V]'s timing of its own input generation is not reproduced.
 // - Partitioning is one pass into three lists (as [V]'s pivotize) instead of Savina's three filter passes; the same
 //   helpers serve both variants, so the actor/full comparison is unaffected.
 // - Full: [V]'s design (the partition recursion spawns one leaf behaviour per small fragment and one two-cown join per
@@ -20,10 +27,23 @@ namespace Boc.Benchmarks.Savina.Parallel;
 //   variant, all work is on the runtime's workers and leaf sorts overlap the remaining partitioning.
 // - Small keeps Paper's T with N = 400,000; Test uses N = 20,000 and T = 512 (a tree of several levels).
 
+/// <summary>Which input sequence a Quicksort run sorts.</summary>
+internal enum QuicksortInput
+{
+    /// <summary>Savina's: N draws of <see cref="PseudoRandom.NextLong"/>, which returns the generator's new value (the default).</summary>
+    Savina,
+
+    /// <summary>
+    /// The reference C++ runtime's ([V]): the same generator, but its nextLong returns the value before the step, so the
+    /// sequence starts with the raw seed and then follows Savina's, one place later.
+    /// </summary>
+    Reference,
+}
+
 /// <summary>Parameters, input, sequential reference and the sort helpers shared by both variants.</summary>
 internal static class QuicksortModel
 {
-    private static readonly ConcurrentDictionary<SavinaSize, Expected> References = new();
+    private static readonly ConcurrentDictionary<(SavinaSize Size, QuicksortInput Input), Expected> References = new();
 
     public static (int N, long M, int T, long Seed) Parameters(SavinaSize size) => size switch
     {
@@ -32,26 +52,39 @@ internal static class QuicksortModel
         _ => (20_000, 1L << 60, 512, 1024),
     };
 
-    public static List<long> Input(SavinaSize size)
+    /// <summary>The N values |nextLong() % M| of <paramref name="input"/>'s sequence, seeded with S.</summary>
+    public static List<long> Input(SavinaSize size, QuicksortInput input = QuicksortInput.Savina)
     {
         var p = Parameters(size);
         var random = new PseudoRandom(p.Seed);
+
+        // The generator's state before each step: what the reference's nextLong returns (the seed, first).
+        long before = p.Seed;
         var data = new List<long>(p.N);
         for (int i = 0; i < p.N; i++)
         {
-            data.Add(Math.Abs(random.NextLong() % p.M));
+            long after = random.NextLong();
+            long value = input == QuicksortInput.Reference ? before : after;
+            before = after;
+            data.Add(Math.Abs(value % p.M));
         }
 
         return data;
     }
 
-    /// <summary>The sorted input and the sorter tree's shape, computed once per process and size (not timed).</summary>
-    public static Expected Reference(SavinaSize size) => References.GetOrAdd(size, static s =>
+    /// <summary>
+    /// The sorted input and the sorter tree's shape for <paramref name="input"/>, computed once per process, size and
+    /// input (not timed).
+    /// </summary>
+    public static Expected Reference(SavinaSize size, QuicksortInput input = QuicksortInput.Savina) =>
+        References.GetOrAdd((size, input), static key => Model(key.Size, key.Input));
+
+    private static Expected Model(SavinaSize size, QuicksortInput kind)
     {
-        List<long> input = Input(s);
+        List<long> input = Input(size, kind);
         long[] sorted = [.. input];
         Array.Sort(sorted);
-        int threshold = Parameters(s).T;
+        int threshold = Parameters(size).T;
         int sorters = 0;
         int leaves = 0;
         Count(input);
@@ -70,7 +103,7 @@ internal static class QuicksortModel
             Count(less);
             Count(greater);
         }
-    });
+    }
 
     public static (List<long> Less, List<long> Equal, List<long> Greater) Partition(List<long> data, long pivot)
     {
@@ -114,12 +147,20 @@ internal static class QuicksortModel
         return sorted;
     }
 
-    public static void CheckPaperConstants(SavinaSize size, Expected expected)
+    /// <summary>
+    /// The tree's shape at Paper size for <paramref name="input"/>: Savina's 1939 sorters / 970 leaves, and 1935 / 968 for
+    /// the reference's input, the statistics [V] itself reports.
+    /// </summary>
+    public static (int Sorters, int Leaves) PaperShape(QuicksortInput input) =>
+        input == QuicksortInput.Reference ? (1935, 968) : (1939, 970);
+
+    public static void CheckPaperConstants(SavinaSize size, QuicksortInput input, Expected expected)
     {
-        if (size == SavinaSize.Paper && (expected.Sorters != 1939 || expected.Leaves != 970))
+        (int sorters, int leaves) = PaperShape(input);
+        if (size == SavinaSize.Paper && (expected.Sorters != sorters || expected.Leaves != leaves))
         {
             throw new SavinaValidationException(
-                $"reference tree has {expected.Sorters} sorters / {expected.Leaves} leaves, the spec says 1939 / 970");
+                $"model tree ({input} input) has {expected.Sorters} sorters / {expected.Leaves} leaves, the spec says {sorters} / {leaves}");
         }
     }
 
@@ -148,9 +189,10 @@ internal static class QuicksortModel
 /// receiver. Each Result carries its subtree's sorter and leaf counts, so the root learns the tree's shape.
 /// </summary>
 [SavinaWorkload("Quicksort", SavinaVariant.Actor)]
-public sealed class QuicksortActor(SavinaSize size) : SavinaRun(size)
+public sealed class QuicksortActor : SavinaRun
 {
-    private readonly int _threshold = QuicksortModel.Parameters(size).T;
+    private readonly QuicksortInput _inputKind;
+    private readonly int _threshold;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private QuicksortModel.Expected _expected = null!;
     private List<long> _input = null!;
@@ -158,6 +200,20 @@ public sealed class QuicksortActor(SavinaSize size) : SavinaRun(size)
     private List<long>? _result;
     private int _sorters;
     private int _leaves;
+
+    /// <summary>A run on Savina's input.</summary>
+    public QuicksortActor(SavinaSize size)
+        : this(size, QuicksortInput.Savina)
+    {
+    }
+
+    /// <summary>A run on <paramref name="input"/>'s sequence.</summary>
+    internal QuicksortActor(SavinaSize size, QuicksortInput input)
+        : base(size)
+    {
+        _inputKind = input;
+        _threshold = QuicksortModel.Parameters(size).T;
+    }
 
     private enum Position
     {
@@ -168,9 +224,9 @@ public sealed class QuicksortActor(SavinaSize size) : SavinaRun(size)
 
     protected override void Build()
     {
-        _expected = QuicksortModel.Reference(Size);
-        QuicksortModel.CheckPaperConstants(Size, _expected);
-        _input = QuicksortModel.Input(Size);
+        _expected = QuicksortModel.Reference(Size, _inputKind);
+        QuicksortModel.CheckPaperConstants(Size, _inputKind, _expected);
+        _input = QuicksortModel.Input(Size, _inputKind);
         _root = NewSorter(null, Position.Initial);
     }
 
@@ -290,9 +346,10 @@ public sealed class QuicksortActor(SavinaSize size) : SavinaRun(size)
 /// appends the pivot run and the right fragment. No parent links and no Result messages.
 /// </summary>
 [SavinaWorkload("Quicksort", SavinaVariant.Full)]
-public sealed class QuicksortFull(SavinaSize size) : SavinaRun(size)
+public sealed class QuicksortFull : SavinaRun
 {
-    private readonly int _threshold = QuicksortModel.Parameters(size).T;
+    private readonly QuicksortInput _inputKind;
+    private readonly int _threshold;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private QuicksortModel.Expected _expected = null!;
     private List<long> _input = null!;
@@ -302,11 +359,25 @@ public sealed class QuicksortFull(SavinaSize size) : SavinaRun(size)
     private int _leaves;
     private int _joins;
 
+    /// <summary>A run on Savina's input.</summary>
+    public QuicksortFull(SavinaSize size)
+        : this(size, QuicksortInput.Savina)
+    {
+    }
+
+    /// <summary>A run on <paramref name="input"/>'s sequence.</summary>
+    internal QuicksortFull(SavinaSize size, QuicksortInput input)
+        : base(size)
+    {
+        _inputKind = input;
+        _threshold = QuicksortModel.Parameters(size).T;
+    }
+
     protected override void Build()
     {
-        _expected = QuicksortModel.Reference(Size);
-        QuicksortModel.CheckPaperConstants(Size, _expected);
-        _input = QuicksortModel.Input(Size);
+        _expected = QuicksortModel.Reference(Size, _inputKind);
+        QuicksortModel.CheckPaperConstants(Size, _inputKind, _expected);
+        _input = QuicksortModel.Input(Size, _inputKind);
     }
 
     protected override Task ExecuteAsync()
@@ -360,7 +431,15 @@ public sealed class QuicksortFull(SavinaSize size) : SavinaRun(size)
     }
 }
 
-/// <summary>BenchmarkDotNet entry for Quicksort.</summary>
+/// <summary>
+/// BenchmarkDotNet entry for Quicksort. Actor and Full sort Savina's input (the suite's rows); ActorReferenceInput and
+/// FullReferenceInput run the same code on the reference C++ runtime's input (<see cref="QuicksortInput.Reference"/>),
+/// for a like-for-like comparison with it.
+/// </summary>
+/// <remarks>
+/// A process's warm-up (<see cref="SavinaBenchmarkBase.WarmUp"/>) builds runs by type and size, so it runs Savina's
+/// input for every method: the same code, on a multiset that differs in one value.
+/// </remarks>
 public partial class Quicksort : SavinaBenchmarkBase
 {
     private SavinaRun _run = null!;
@@ -371,9 +450,25 @@ public partial class Quicksort : SavinaBenchmarkBase
     [IterationSetup(Target = nameof(Full))]
     public void SetupFull() => _run = Prepare(new QuicksortFull(Size));
 
+    /// <summary>Builds an actor-style run on the reference runtime's input (not timed).</summary>
+    [IterationSetup(Target = nameof(ActorReferenceInput))]
+    public void SetupActorReferenceInput() => _run = Prepare(new QuicksortActor(Size, QuicksortInput.Reference));
+
+    /// <summary>Builds a full-BoC run on the reference runtime's input (not timed).</summary>
+    [IterationSetup(Target = nameof(FullReferenceInput))]
+    public void SetupFullReferenceInput() => _run = Prepare(new QuicksortFull(Size, QuicksortInput.Reference));
+
     [Benchmark(Baseline = true)]
     public Task Actor() => _run.RunAsync();
 
     [Benchmark]
     public Task Full() => _run.RunAsync();
+
+    /// <summary>Actor style on the reference runtime's input.</summary>
+    [Benchmark]
+    public Task ActorReferenceInput() => _run.RunAsync();
+
+    /// <summary>Full BoC on the reference runtime's input.</summary>
+    [Benchmark]
+    public Task FullReferenceInput() => _run.RunAsync();
 }
