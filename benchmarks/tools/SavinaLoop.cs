@@ -7,7 +7,7 @@
 // short-lived and mostly its own code. Prints each run's time (median, min-max per block), so the profile's run can be
 // matched with the benchmark's.
 //
-//   dotnet run -c Release benchmarks/tools/SavinaLoop.cs -- PingPongActor [--size Paper] [--seconds 20] [--workers N]
+//   dotnet run -c Release benchmarks/tools/SavinaLoop.cs -- PingPongActor [--size Paper] [--seconds 20] [--workers N] [--block 50]
 //
 // The workload is a SavinaRun type's name (PingPongActor, ThreadRingActor, CountActor, SieveActor, LogisticMapActor,
 // ...); the dispatcher comes from BOC_DISPATCHER as in the benchmarks.
@@ -27,6 +27,7 @@ string name = args.Length > 0 ? args[0] : throw new ArgumentException("name a Sa
 SavinaSize size = SavinaSize.Paper;
 double seconds = 20;
 int? workers = null;
+int blockRuns = 50;
 for (int i = 1; i < args.Length; i++)
 {
     switch (args[i])
@@ -34,6 +35,7 @@ for (int i = 1; i < args.Length; i++)
         case "--size": size = Enum.Parse<SavinaSize>(args[++i], ignoreCase: true); break;
         case "--seconds": seconds = double.Parse(args[++i], inv); break;
         case "--workers": workers = int.Parse(args[++i], inv); break;
+        case "--block": blockRuns = int.Parse(args[++i], inv); break;
         default: throw new ArgumentException($"unknown argument {args[i]}");
     }
 }
@@ -45,6 +47,8 @@ using var runtime = new BocRuntime(options);
 var times = new List<double>();
 var total = Stopwatch.StartNew();
 int block = 0;
+int gen2Before = GC.CollectionCount(2);
+long allocatedBefore = GC.GetTotalAllocatedBytes();
 while (total.Elapsed.TotalSeconds < seconds)
 {
     var run = (SavinaRun)Activator.CreateInstance(type, size)!;
@@ -52,10 +56,17 @@ while (total.Elapsed.TotalSeconds < seconds)
     long start = Stopwatch.GetTimestamp();
     await run.RunAsync();
     times.Add(Stopwatch.GetElapsedTime(start).TotalMilliseconds);
-    if (times.Count == 50)
+    if (times.Count == blockRuns)
     {
+        // Collections and allocation include each run's untimed Build, as a garbage-heavy setup also costs the timed part.
+        int gen2 = GC.CollectionCount(2);
+        long allocated = GC.GetTotalAllocatedBytes();
         times.Sort();
-        Console.WriteLine(string.Create(inv, $"{name} block {block++}: median {times[times.Count / 2]:F2} ms ({times[0]:F2}-{times[^1]:F2}), {times.Count} runs"));
+        Console.WriteLine(string.Create(inv,
+            $"{name} block {block++}: median {times[times.Count / 2]:F2} ms ({times[0]:F2}-{times[^1]:F2}), {times.Count} runs, " +
+            $"{(gen2 - gen2Before) / (double)times.Count:F2} gen2 and {(allocated - allocatedBefore) / 1e6 / times.Count:F1} MB allocated per run"));
+        gen2Before = gen2;
+        allocatedBefore = allocated;
         times.Clear();
     }
 }

@@ -15,9 +15,9 @@ public sealed class QuicksortChannels : SavinaRun
     private readonly int _threshold;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private QuicksortModel.Expected _expected = null!;
-    private List<long> _input = null!;
+    private LongBuffer _input = null!;
     private Sorter _root = null!;
-    private List<long>? _result;
+    private LongBuffer? _result;
     private int _sorters;
     private int _leaves;
 
@@ -46,7 +46,7 @@ public sealed class QuicksortChannels : SavinaRun
     {
         _expected = QuicksortModel.Reference(Size, _inputKind);
         QuicksortModel.CheckPaperConstants(Size, _inputKind, _expected);
-        _input = QuicksortModel.Input(Size, _inputKind);
+        _input = QuicksortModel.InputBuffer(Size, _inputKind);
         _root = new Sorter(this, null, Position.Initial);
     }
 
@@ -82,7 +82,7 @@ public sealed class QuicksortChannels : SavinaRun
 
     protected override void Validate()
     {
-        string error = QuicksortModel.Compare(_result, _expected);
+        string error = QuicksortModel.CompareAndRelease(_result, _expected);
         Check(error.Length == 0, error);
         Check(_sorters == _expected.Sorters && _leaves == _expected.Leaves,
             $"tree had {_sorters} sorters / {_leaves} leaves, expected {_expected.Sorters} / {_expected.Leaves}");
@@ -90,13 +90,13 @@ public sealed class QuicksortChannels : SavinaRun
 
     private abstract record SorterMessage;
 
-    private sealed record Sort(List<long> Data) : SorterMessage;
+    private sealed record Sort(LongBuffer Data) : SorterMessage;
 
-    private sealed record Result(List<long> Data, Position Position, int Sorters, int Leaves) : SorterMessage;
+    private sealed record Result(LongBuffer Data, Position Position, int Sorters, int Leaves) : SorterMessage;
 
     private sealed class Sorter(QuicksortChannels run, Sorter? parent, Position position) : ChannelActor<SorterMessage>
     {
-        private List<long>? _result;
+        private LongBuffer? _result;
         private int _fragments;
 
         // This sorter plus every sorter below it that has reported.
@@ -121,7 +121,7 @@ public sealed class QuicksortChannels : SavinaRun
             }
         }
 
-        private void OnSort(List<long> data)
+        private void OnSort(LongBuffer data)
         {
             if (data.Count < run._threshold)
             {
@@ -131,7 +131,7 @@ public sealed class QuicksortChannels : SavinaRun
                 return;
             }
 
-            (List<long> less, List<long> equal, List<long> greater) = QuicksortModel.Partition(data, data[data.Count / 2]);
+            (LongBuffer less, LongBuffer equal, LongBuffer greater) = QuicksortModel.Pivotize(data, data[data.Count / 2]);
             LeftChild = new Sorter(run, this, Position.Left);
             LeftChild.Send(new Sort(less));
             RightChild = new Sorter(run, this, Position.Right);
@@ -143,22 +143,16 @@ public sealed class QuicksortChannels : SavinaRun
         // Result(data, position): concatenate on the matching side; the third fragment completes this sorter.
         private void OnResult(Result message)
         {
-            if (message.Data.Count > 0)
+            LongBuffer mine = _result!;
+            if (message.Data.Count == 0)
             {
-                List<long> mine = _result!;
-                var joined = new List<long>(mine.Count + message.Data.Count);
-                if (message.Position == Position.Left)
-                {
-                    joined.AddRange(message.Data);
-                    joined.AddRange(mine);
-                }
-                else
-                {
-                    joined.AddRange(mine);
-                    joined.AddRange(message.Data);
-                }
-
-                _result = joined;
+                message.Data.Release();
+            }
+            else
+            {
+                _result = message.Position == Position.Left
+                    ? QuicksortModel.Join(message.Data, mine)
+                    : QuicksortModel.Join(mine, message.Data);
             }
 
             _sorters += message.Sorters;

@@ -19,8 +19,11 @@ namespace Boc.Benchmarks.Savina.Parallel;
 //   pass over 13.9M elements instead of 12.7M (the leaves' sequential sorts: 7.07M instead of 7.03M), by a sequential
 //   model of this code. Both inputs hold every 16-bit value about 15 times. Still generated in Build (untimed), so
 //   these rows isolate the input; [V]'s timing of its own input generation is not reproduced.
-// - Partitioning is one pass into three lists (as [V]'s pivotize) instead of Savina's three filter passes; the same
+// - Partitioning is one pass into three fragments (as [V]'s pivotize) instead of Savina's three filter passes; the same
 //   helpers serve both variants, so the actor/full comparison is unaffected.
+// - Fragments are LongBuffers over ArrayPool<long>.Shared, each released as soon as its values are copied on, where
+//   [V] frees a std::vector (LongBuffer says why). The appends, growth and copies are [V]'s; the sequential model
+//   that checks the tree's shape keeps its own List-based partition, so the oracle shares no code with the kernel.
 // - Full: [V]'s design (the partition recursion spawns one leaf behaviour per small fragment and one two-cown join per
 //   inner node, in post-order, so each join follows its children's joins on the left cown). [V] runs the recursion on
 //   the main thread before its scheduler starts; here it runs in one zero-cown behaviour so that, as in the actor
@@ -105,7 +108,8 @@ internal static class QuicksortModel
         }
     }
 
-    public static (List<long> Less, List<long> Equal, List<long> Greater) Partition(List<long> data, long pivot)
+    // The model's partition, independent of the kernel's (Pivotize): the oracle for the tree's shape.
+    private static (List<long> Less, List<long> Equal, List<long> Greater) Partition(List<long> data, long pivot)
     {
         var less = new List<long>();
         var equal = new List<long>();
@@ -129,22 +133,75 @@ internal static class QuicksortModel
         return (less, equal, greater);
     }
 
-    // Savina's quicksortSeq: recursive three-way partition around data[len/2], building new lists.
-    public static List<long> SortSequentially(List<long> data)
+    /// <summary>A run's input as the fragment the kernel consumes (built outside the timed part).</summary>
+    public static LongBuffer InputBuffer(SavinaSize size, QuicksortInput input) =>
+        LongBuffer.From(CollectionsMarshal.AsSpan(Input(size, input)));
+
+    /// <summary>
+    /// [V]'s pivotize: one pass appending each value to the fragment below, equal to or above <paramref name="pivot"/>.
+    /// Consumes <paramref name="data"/> (its storage goes back to the pool, as [V]'s moved-in vector is freed).
+    /// </summary>
+    public static (LongBuffer Less, LongBuffer Equal, LongBuffer Greater) Pivotize(LongBuffer data, long pivot)
+    {
+        var less = new LongBuffer();
+        var equal = new LongBuffer();
+        var greater = new LongBuffer();
+        foreach (long item in data.Span)
+        {
+            if (item < pivot)
+            {
+                less.Add(item);
+            }
+            else if (item > pivot)
+            {
+                greater.Add(item);
+            }
+            else
+            {
+                equal.Add(item);
+            }
+        }
+
+        data.Release();
+        return (less, equal, greater);
+    }
+
+    /// <summary>
+    /// Savina's quicksortSeq as [V] writes it: recursive three-way partition around data[len/2], concatenated into a new
+    /// fragment. Consumes <paramref name="data"/> and returns the sorted fragment the caller owns.
+    /// </summary>
+    public static LongBuffer SortSequentially(LongBuffer data)
     {
         if (data.Count < 2)
         {
             return data;
         }
 
-        (List<long> less, List<long> equal, List<long> greater) = Partition(data, data[data.Count / 2]);
-        List<long> left = SortSequentially(less);
-        List<long> right = SortSequentially(greater);
-        var sorted = new List<long>(data.Count);
-        sorted.AddRange(left);
-        sorted.AddRange(equal);
-        sorted.AddRange(right);
+        (LongBuffer less, LongBuffer equal, LongBuffer greater) = Pivotize(data, data[data.Count / 2]);
+        LongBuffer left = SortSequentially(less);
+        LongBuffer right = SortSequentially(greater);
+        var sorted = new LongBuffer();
+        sorted.AddRange(left.Span);
+        sorted.AddRange(equal.Span);
+        sorted.AddRange(right.Span);
+        left.Release();
+        equal.Release();
+        right.Release();
         return sorted;
+    }
+
+    /// <summary>
+    /// Appends <paramref name="first"/> then <paramref name="second"/> into a new fragment of exactly their size, and
+    /// releases both: a sorter's concatenation of a returned fragment with its own.
+    /// </summary>
+    public static LongBuffer Join(LongBuffer first, LongBuffer second)
+    {
+        var joined = new LongBuffer(first.Count + second.Count);
+        joined.AddRange(first.Span);
+        joined.AddRange(second.Span);
+        first.Release();
+        second.Release();
+        return joined;
     }
 
     /// <summary>
@@ -164,21 +221,24 @@ internal static class QuicksortModel
         }
     }
 
-    public static string Compare(List<long>? result, Expected expected)
+    /// <summary>
+    /// Checks <paramref name="result"/> against the model's sorted input, then releases it (the run owns the root's
+    /// fragment); an empty string when they match.
+    /// </summary>
+    public static string CompareAndRelease(LongBuffer? result, Expected expected)
     {
         if (result is null)
         {
             return "no result";
         }
 
-        if (result.Count != expected.Sorted.Length)
-        {
-            return $"result has {result.Count} values, expected {expected.Sorted.Length}";
-        }
-
-        return CollectionsMarshal.AsSpan(result).SequenceEqual(expected.Sorted)
-            ? ""
-            : "result is not the sorted input (unsorted, or a different multiset)";
+        string error = result.Count != expected.Sorted.Length
+            ? $"result has {result.Count} values, expected {expected.Sorted.Length}"
+            : result.Span.SequenceEqual(expected.Sorted)
+                ? ""
+                : "result is not the sorted input (unsorted, or a different multiset)";
+        result.Release();
+        return error;
     }
 
     internal sealed record Expected(long[] Sorted, int Sorters, int Leaves);
@@ -195,9 +255,9 @@ public sealed class QuicksortActor : SavinaRun
     private readonly int _threshold;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private QuicksortModel.Expected _expected = null!;
-    private List<long> _input = null!;
+    private LongBuffer _input = null!;
     private Cown<SorterState> _root = null!;
-    private List<long>? _result;
+    private LongBuffer? _result;
     private int _sorters;
     private int _leaves;
 
@@ -226,7 +286,7 @@ public sealed class QuicksortActor : SavinaRun
     {
         _expected = QuicksortModel.Reference(Size, _inputKind);
         QuicksortModel.CheckPaperConstants(Size, _inputKind, _expected);
-        _input = QuicksortModel.Input(Size, _inputKind);
+        _input = QuicksortModel.InputBuffer(Size, _inputKind);
         _root = NewSorter(null, Position.Initial);
     }
 
@@ -238,7 +298,7 @@ public sealed class QuicksortActor : SavinaRun
 
     protected override void Validate()
     {
-        string error = QuicksortModel.Compare(_result, _expected);
+        string error = QuicksortModel.CompareAndRelease(_result, _expected);
         Check(error.Length == 0, error);
         Check(_sorters == _expected.Sorters && _leaves == _expected.Leaves,
             $"tree had {_sorters} sorters / {_leaves} leaves, expected {_expected.Sorters} / {_expected.Leaves}");
@@ -253,7 +313,7 @@ public sealed class QuicksortActor : SavinaRun
     }
 
     // Sorter, on Sort(data).
-    private void OnSort(SorterState sorter, List<long> data)
+    private void OnSort(SorterState sorter, LongBuffer data)
     {
         if (data.Count < _threshold)
         {
@@ -263,7 +323,7 @@ public sealed class QuicksortActor : SavinaRun
             return;
         }
 
-        (List<long> less, List<long> equal, List<long> greater) = QuicksortModel.Partition(data, data[data.Count / 2]);
+        (LongBuffer less, LongBuffer equal, LongBuffer greater) = QuicksortModel.Pivotize(data, data[data.Count / 2]);
         Cown<SorterState> left = NewSorter(sorter.Self, Position.Left);
         Runtime.When(left, static (s, m) => m.Run.OnSort(s, m.Data), new SortMessage(this, less));
         Cown<SorterState> right = NewSorter(sorter.Self, Position.Right);
@@ -275,22 +335,16 @@ public sealed class QuicksortActor : SavinaRun
     // Sorter, on Result(data, position): concatenate on the matching side; the third fragment completes this sorter.
     private void OnResult(SorterState sorter, ResultMessage message)
     {
-        if (message.Data.Count > 0)
+        LongBuffer mine = sorter.Result!;
+        if (message.Data.Count == 0)
         {
-            List<long> mine = sorter.Result!;
-            var joined = new List<long>(mine.Count + message.Data.Count);
-            if (message.Position == Position.Left)
-            {
-                joined.AddRange(message.Data);
-                joined.AddRange(mine);
-            }
-            else
-            {
-                joined.AddRange(mine);
-                joined.AddRange(message.Data);
-            }
-
-            sorter.Result = joined;
+            message.Data.Release();
+        }
+        else
+        {
+            sorter.Result = message.Position == Position.Left
+                ? QuicksortModel.Join(message.Data, mine)
+                : QuicksortModel.Join(mine, message.Data);
         }
 
         sorter.Sorters += message.Sorters;
@@ -317,9 +371,9 @@ public sealed class QuicksortActor : SavinaRun
             new ResultMessage(this, sorter.Result!, sorter.Position, sorter.Sorters, sorter.Leaves));
     }
 
-    private readonly record struct SortMessage(QuicksortActor Run, List<long> Data);
+    private readonly record struct SortMessage(QuicksortActor Run, LongBuffer Data);
 
-    private readonly record struct ResultMessage(QuicksortActor Run, List<long> Data, Position Position, int Sorters, int Leaves);
+    private readonly record struct ResultMessage(QuicksortActor Run, LongBuffer Data, Position Position, int Sorters, int Leaves);
 
     private sealed class SorterState
     {
@@ -329,7 +383,7 @@ public sealed class QuicksortActor : SavinaRun
 
         public Position Position { get; init; }
 
-        public List<long>? Result { get; set; }
+        public LongBuffer? Result { get; set; }
 
         public int Fragments { get; set; }
 
@@ -342,7 +396,7 @@ public sealed class QuicksortActor : SavinaRun
 
 /// <summary>
 /// Full BoC ([V] boc/parallel/quicksort.h): sort(v) returns a cown; a small v gets a fresh cown filled by one
-/// behaviour, a large v is partitioned and returns its left child's cown after spawning when(left, read(right)) that
+/// behaviour, a large v is partitioned and returns its left child's cown after spawning when(left, right) that
 /// appends the pivot run and the right fragment. No parent links and no Result messages.
 /// </summary>
 [SavinaWorkload("Quicksort", SavinaVariant.Full)]
@@ -352,8 +406,8 @@ public sealed class QuicksortFull : SavinaRun
     private readonly int _threshold;
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private QuicksortModel.Expected _expected = null!;
-    private List<long> _input = null!;
-    private List<long>? _result;
+    private LongBuffer _input = null!;
+    private string? _resultError;
 
     // Written only by the single behaviour that runs the partition recursion, read after completion.
     private int _leaves;
@@ -377,7 +431,7 @@ public sealed class QuicksortFull : SavinaRun
     {
         _expected = QuicksortModel.Reference(Size, _inputKind);
         QuicksortModel.CheckPaperConstants(Size, _inputKind, _expected);
-        _input = QuicksortModel.Input(Size, _inputKind);
+        _input = QuicksortModel.InputBuffer(Size, _inputKind);
     }
 
     protected override Task ExecuteAsync()
@@ -385,10 +439,11 @@ public sealed class QuicksortFull : SavinaRun
         Runtime.When(static run =>
         {
             Cown<Fragment> root = run.Sort(run._input);
-            run.Runtime.When(Cown.Read(root), static (f, r) =>
+            run.Runtime.When(root, static (f, r) =>
             {
-                // A copy: the fragment stays owned by its cown; the run keeps only a snapshot to validate.
-                r._result = f.Values.ToList();
+                // Checked here, where the fragment is owned, rather than copied out for Validate (the fragment may
+                // not leave its cown, BOC102); both are inside the timed run.
+                r._resultError = QuicksortModel.CompareAndRelease(f.Values, r._expected);
                 r._done.SetResult();
             }, run);
         }, this);
@@ -397,13 +452,13 @@ public sealed class QuicksortFull : SavinaRun
 
     protected override void Validate()
     {
-        string error = QuicksortModel.Compare(_result, _expected);
-        Check(error.Length == 0, error);
+        Check(_resultError is not null, "no result");
+        Check(_resultError!.Length == 0, _resultError);
         Check(_leaves == _expected.Leaves && _joins == _expected.Leaves - 1,
             $"{_leaves} leaves / {_joins} joins, expected {_expected.Leaves} / {_expected.Leaves - 1}");
     }
 
-    private Cown<Fragment> Sort(List<long> data)
+    private Cown<Fragment> Sort(LongBuffer data)
     {
         if (data.Count < _threshold)
         {
@@ -413,13 +468,16 @@ public sealed class QuicksortFull : SavinaRun
             return leaf;
         }
 
-        (List<long> less, List<long> equal, List<long> greater) = QuicksortModel.Partition(data, data[data.Count / 2]);
+        (LongBuffer less, LongBuffer equal, LongBuffer greater) = QuicksortModel.Pivotize(data, data[data.Count / 2]);
         Cown<Fragment> left = Sort(less);
         Cown<Fragment> right = Sort(greater);
-        Runtime.When(left, Cown.Read(right), static (l, r, mid) =>
+        // Both cowns written, as [V]'s when(left, right): the right fragment is spent once appended, so it is released.
+        Runtime.When(left, right, static (l, r, mid) =>
         {
-            l.Values.AddRange(mid);
-            l.Values.AddRange(r.Values);
+            l.Values.AddRange(mid.Span);
+            mid.Release();
+            l.Values.AddRange(r.Values.Span);
+            r.Values.Release();
         }, equal);
         _joins++;
         return left;
@@ -427,7 +485,7 @@ public sealed class QuicksortFull : SavinaRun
 
     private sealed class Fragment
     {
-        public List<long> Values { get; set; } = [];
+        public LongBuffer Values { get; set; } = new();
     }
 }
 
