@@ -49,6 +49,7 @@ var total = Stopwatch.StartNew();
 int block = 0;
 int gen2Before = GC.CollectionCount(2);
 long allocatedBefore = GC.GetTotalAllocatedBytes();
+long poolItemsBefore = ThreadPool.CompletedWorkItemCount;
 while (total.Elapsed.TotalSeconds < seconds)
 {
     var run = (SavinaRun)Activator.CreateInstance(type, size)!;
@@ -61,10 +62,13 @@ while (total.Elapsed.TotalSeconds < seconds)
         // Collections and allocation include each run's untimed Build, as a garbage-heavy setup also costs the timed part.
         int gen2 = GC.CollectionCount(2);
         long allocated = GC.GetTotalAllocatedBytes();
+        long poolItems = ThreadPool.CompletedWorkItemCount;
         times.Sort();
         Console.WriteLine(string.Create(inv,
             $"{name} block {block++}: median {times[times.Count / 2]:F2} ms ({times[0]:F2}-{times[^1]:F2}), {times.Count} runs, " +
-            $"{(gen2 - gen2Before) / (double)times.Count:F2} gen2 and {(allocated - allocatedBefore) / 1e6 / times.Count:F1} MB allocated per run"));
+            $"{(gen2 - gen2Before) / (double)times.Count:F2} gen2, {(allocated - allocatedBefore) / 1e6 / times.Count:F1} MB allocated " +
+            $"and {(poolItems - poolItemsBefore) / (double)times.Count:F0} thread-pool items per run"));
+        poolItemsBefore = poolItems;
         gen2Before = gen2;
         allocatedBefore = allocated;
         times.Clear();

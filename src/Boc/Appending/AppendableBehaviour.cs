@@ -13,15 +13,21 @@ namespace Boc;
 // those behaviours, 10 ms, for each request ahead of it (issue 39). So on a BocScheduler worker, after every 8th
 // appended body, the runner reads the clock (Stopwatch.GetTimestamp): once the run has lasted its inbox slice
 // (FloodPolicy.InboxSliceTicks, 100 µs) while work waits in the inbox (HasInboxWork, a hint) or in the worker's own
-// queue (the work the inbox and next-slot bounds promise a turn to), or its slice
-// (FloodPolicy.SliceMilliseconds, 10 ms) while any other work waits anywhere in the scheduler (HasOtherWork, a hint),
-// it records where it stopped (next body, count, failures so far, the own body's failure) in a record kept with the
-// pooled object, queues the record at the back of the inbox (BocScheduler.EnqueueYielded), and returns to Run an
-// unfinished task instead of finishing. Run treats it as an asynchronous body: the cowns stay held until the task
+// queue with no peer free to steal it (the work the inbox and next-slot bounds promise a turn to;
+// PeerCanTakeQueuedWork), or its slice (FloodPolicy.SliceMilliseconds, 10 ms) while any other work waits anywhere in
+// the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count, failures so far, the own body's
+// failure) in a record kept with the pooled object, queues the record at the back of the inbox
+// (BocScheduler.EnqueueYielded), or of its own queue if that queue is what waits and the inbox looks empty
+// (EnqueueYieldedLocal), and returns to Run an unfinished task instead of finishing. Run treats it as an asynchronous body: the cowns stay held until the task
 // completes. The worker, whose slot and queue the flood no longer fills, then takes the inbox's waiting work (as a
 // batch, its queue being empty), and whichever worker takes the record runs the remaining bodies (and may yield
 // again), counts them out, and completes the task; its continuation finishes the behaviour (release, failures,
-// count) as for any asynchronous body.
+// count) as for any asynchronous body; the runner completes the task with the worker's context lifted, so that the
+// continuation runs there and then (CompleteHere says why).
+//   Why a free peer takes the queued work instead: a peer outside a body steals from this worker's queue (and is woken
+// if it sleeps), so the queued work gets a worker without this run giving up its own. Yielding to it anyway sent the
+// rest of the run, and with it the cowns' state, to whichever worker looked first: on Savina's Sorted Linked-List, 40 µs
+// bodies on one list cown whose replies wait in the queue, that was 11,700 yields and 2,600 moves of the list per run.
 //   Why 100 µs, in time and not in bodies: a flood of cheap bodies (tens of nanoseconds: Fork-Join Throughput, Count,
 // Radixsort) runs a whole behaviour of 32 in a few microseconds and never yields, so its producer keeps filling
 // tails that have not started. Counting bodies instead (every appended body ticking the worker's inbox clock, and a
@@ -204,8 +210,11 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
             return null;
         }
 
+        // The worker's own queue is owed a turn only if no peer is free to steal it (PeerCanTakeQueuedWork): a free peer
+        // takes it while this run goes on, and the cowns' state stays on this core.
         if (BocThread.CurrentOrNull?.Worker is not { } worker || worker.Scheduler != scheduler
-            || !((elapsed >= floods.InboxSliceTicks && (scheduler.HasInboxWork || !worker.Queue.IsEmpty))
+            || !((elapsed >= floods.InboxSliceTicks
+                    && (scheduler.HasInboxWork || (!worker.Queue.IsEmpty && !scheduler.PeerCanTakeQueuedWork(worker))))
                 || (elapsed >= floods.SliceTicks && scheduler.HasOtherWork(worker))))
         {
             // Nothing waits that is owed a turn (hints: work queued a moment later waits for the next check), or not on
@@ -223,7 +232,18 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         rest.Own = own;
         Task task = (rest.Completion ??= new TaskCompletionSource()).Task;
         scheduler.Floods.CountYield();
-        scheduler.EnqueueYielded(rest);
+        if (!scheduler.HasInboxWork && !worker.Queue.IsEmpty)
+        {
+            // What waits is this worker's own queue (a body's replies, say): the rest goes behind it there, so it runs
+            // after them and, unless a peer steals it first, on this worker, where the cowns' state is in cache. Sent
+            // to the inbox, it went to whichever worker looked first, and the state changed cores at most yields.
+            scheduler.EnqueueYieldedLocal(worker, rest);
+        }
+        else
+        {
+            scheduler.EnqueueYielded(rest);
+        }
+
         return task;
     }
 
@@ -247,7 +267,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         {
             running = outer;
             rest.Reset();
-            completion.SetException(e);
+            CompleteHere(completion, e);
             return;
         }
 
@@ -256,7 +276,49 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         {
             // The run is over: Run's continuation on this task releases the cowns and reports any failures (Finish).
             rest.Reset();
-            completion.SetResult();
+            CompleteHere(completion, null);
+        }
+    }
+
+    /// <summary>
+    /// Completes a yielded run's task so that Run's continuation (the release) runs inline, on this thread.
+    /// </summary>
+    /// <remarks>
+    /// Why the context is lifted: a task runs a continuation registered without the captured context
+    /// (ConfigureAwait(false), which Run uses) inline only where the thread has no synchronization context of its own.
+    /// A worker always carries the scheduler's, so the release went to the thread pool: the cowns' next behaviour was
+    /// then granted from a pool thread, through the inbox, to whichever worker took it first (the cown's state changed
+    /// cores), and the pool's threads woke and spun beside the workers. On Savina's Sorted Linked-List (a list cown of
+    /// up to 16,000 nodes walked by bodies of tens of microseconds) that was 7,000 pool items per run
+    /// (docs/performance/decisions.md, "Sorted Linked-List: the list stays on its worker"). A runtime that continues on
+    /// the captured context (Boc.Testing's constructor) registered the release under this very context, which .NET
+    /// already runs inline here, so the context stays.
+    /// </remarks>
+    private void CompleteHere(TaskCompletionSource completion, Exception? failure)
+    {
+        SynchronizationContext? context = Runtime.ContinuesOnCapturedContext ? null : SynchronizationContext.Current;
+        if (context is not null)
+        {
+            SynchronizationContext.SetSynchronizationContext(null);
+        }
+
+        try
+        {
+            if (failure is null)
+            {
+                completion.SetResult();
+            }
+            else
+            {
+                completion.SetException(failure);
+            }
+        }
+        finally
+        {
+            if (context is not null)
+            {
+                SynchronizationContext.SetSynchronizationContext(context);
+            }
         }
     }
 

@@ -227,6 +227,28 @@ public sealed partial class BocScheduler
     /// </summary>
     internal bool HasOtherWork(Worker self) => Volatile.Read(ref self.Next) is not null || HasQueuedWork();
 
+    /// <summary>
+    /// Whether some worker other than <paramref name="self"/> is outside a body (between items, looking for work, or
+    /// parked), and so can take what waits in <paramref name="self"/>'s queue, which it steals from; if one is parked,
+    /// one is woken. A hint, read without a fence (<see cref="Worker.InBody"/> is its owner's release store): a run of
+    /// appended bodies that finds a peer free leaves its queued work to that peer instead of yielding to it
+    /// (<c>AppendableBehaviour.cs</c>, "Yielding"), and a wrong answer costs one check interval, after which it asks again.
+    /// </summary>
+    internal bool PeerCanTakeQueuedWork(Worker self)
+    {
+        foreach (Worker other in _workers)
+        {
+            if (other != self && Volatile.Read(ref other.InBody) == 0)
+            {
+                // It may be asleep: the queued work's own wake-up can have gone to a spinner that has since parked.
+                WakeOne();
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     private bool HasQueuedWork()
     {
         if (!_inbox.IsEmpty)

@@ -464,6 +464,22 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
         }
     }
 
+    /// <summary>
+    /// Queues the rest of a yielded run at the back of <paramref name="worker"/>'s own queue (the caller is that
+    /// worker, inside the run), and wakes a worker if one sleeps: for a run that yielded to work waiting in that queue,
+    /// while the inbox looked empty.
+    /// </summary>
+    /// <remarks>
+    /// The rest still runs after everything queued there before it (the queue is first in, first out), which is the
+    /// turn the yield owes; the owner takes it back after them unless a peer steals it. No drain check: the caller is
+    /// a running worker, and the scheduler drains only after its workers have left.
+    /// </remarks>
+    internal void EnqueueYieldedLocal(Worker worker, IThreadPoolWorkItem rest)
+    {
+        PushLocal(worker, rest);
+        WakeOne();
+    }
+
     private void EnqueueFromOutside(object item)
     {
         _inbox.Enqueue(item);
