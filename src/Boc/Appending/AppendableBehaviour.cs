@@ -18,12 +18,13 @@ namespace Boc;
 // the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count, failures so far, the own body's
 // failure) in a record kept with the pooled object, queues the record at the back of the inbox
 // (BocScheduler.EnqueueYielded), or of its own queue if that queue is what waits and the inbox looks empty
-// (EnqueueYieldedLocal), and returns to Run an unfinished task instead of finishing. Run treats it as an asynchronous body: the cowns stay held until the task
-// completes. The worker, whose slot and queue the flood no longer fills, then takes the inbox's waiting work (as a
-// batch, its queue being empty), and whichever worker takes the record runs the remaining bodies (and may yield
-// again), counts them out, and completes the task; its continuation finishes the behaviour (release, failures,
-// count) as for any asynchronous body; the runner completes the task with the worker's context lifted, so that the
-// continuation runs there and then (CompleteHere says why).
+// (EnqueueYieldedLocal), and returns to Run an unfinished task instead of finishing. Run treats it as an asynchronous
+// body: the cowns stay held until the task completes. The worker, whose slot and queue the flood no longer fills, then
+// takes the waiting work (the inbox's as a batch, its queue being empty; or its own queue's, ahead of the record), and
+// whichever worker takes the record runs the remaining bodies (and may yield again), counts them out, and completes
+// the task; its continuation finishes the behaviour (release, failures, count) as for any asynchronous body. The
+// runner completes the task with the worker's context lifted, so that the continuation runs there and then
+// (CompleteHere says why).
 //   Why a free peer takes the queued work instead: a peer outside a body steals from this worker's queue (and is woken
 // if it sleeps), so the queued work gets a worker without this run giving up its own. Yielding to it anyway sent the
 // rest of the run, and with it the cowns' state, to whichever worker looked first: on Savina's Sorted Linked-List, 40 µs
@@ -236,7 +237,7 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         {
             // What waits is this worker's own queue (a body's replies, say): the rest goes behind it there, so it runs
             // after them and, unless a peer steals it first, on this worker, where the cowns' state is in cache. Sent
-            // to the inbox, it went to whichever worker looked first, and the state changed cores at most yields.
+            // to the inbox, it went to whichever worker looked first, so the state often changed cores at a yield.
             scheduler.EnqueueYieldedLocal(worker, rest);
         }
         else
