@@ -23,8 +23,7 @@ namespace Boc;
 // takes the waiting work (the inbox's as a batch, its queue being empty; or its own queue's, ahead of the record), and
 // whichever worker takes the record runs the remaining bodies (and may yield again), counts them out, and completes
 // the task; its continuation finishes the behaviour (release, failures, count) as for any asynchronous body. The
-// runner completes the task with the worker's context lifted, so that the continuation runs there and then
-// (CompleteHere says why).
+// runner completes the task on its worker, and the continuation runs there and then (CompleteHere says why).
 //   Why a free peer takes the queued work instead: a peer outside a body steals from this worker's queue (and is woken
 // if it sleeps), so the queued work gets a worker without this run giving up its own. Yielding to it anyway sent the
 // rest of the run, and with it the cowns' state, to whichever worker looked first: on Savina's Sorted Linked-List, 40 µs
@@ -282,44 +281,28 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     }
 
     /// <summary>
-    /// Completes a yielded run's task so that Run's continuation (the release) runs inline, on this thread.
+    /// Completes a yielded run's task; Run's continuation (the release) then runs inline, on this worker.
     /// </summary>
     /// <remarks>
-    /// Why the context is lifted: a task runs a continuation registered without the captured context
-    /// (ConfigureAwait(false), which Run uses) inline only where the thread has no synchronization context of its own.
-    /// A worker always carries the scheduler's, so the release went to the thread pool: the cowns' next behaviour was
-    /// then granted from a pool thread, through the inbox, to whichever worker took it first (the cown's state changed
-    /// cores), and the pool's threads woke and spun beside the workers. On Savina's Sorted Linked-List (a list cown of
-    /// up to 16,000 nodes walked by bodies of tens of microseconds) that was 7,000 pool items per run
-    /// (docs/performance/decisions.md, "Sorted Linked-List: the list stays on its worker"). A runtime that continues on
-    /// the captured context (Boc.Testing's constructor) registered the release under this very context, which .NET
-    /// already runs inline here, so the context stays.
+    /// Inline because Run registered the release under the workers' synchronization context (the run started on a
+    /// worker; Behaviour.Run.cs, ReleaseOnCapturedContext), and .NET runs such a continuation inline on any thread whose
+    /// current context is that one: every worker's, between items and inside them. Registered without a context, as it
+    /// once was, the release went to the thread pool, because a worker carries the scheduler's context: the cowns' next
+    /// behaviour was then granted from a pool thread, through the inbox, to whichever worker took it first (the cown's
+    /// state changed cores). On Savina's Sorted Linked-List (a list cown of up to 16,000 nodes walked by bodies of tens
+    /// of microseconds) that was 7,000 pool items per run (docs/performance/decisions.md, "Sorted Linked-List: the list
+    /// stays on its worker"). So the context must stay in place here: lifted, the continuation would be posted back to
+    /// the workers instead of running now.
     /// </remarks>
-    private void CompleteHere(TaskCompletionSource completion, Exception? failure)
+    private static void CompleteHere(TaskCompletionSource completion, Exception? failure)
     {
-        SynchronizationContext? context = Runtime.ContinuesOnCapturedContext ? null : SynchronizationContext.Current;
-        if (context is not null)
+        if (failure is null)
         {
-            SynchronizationContext.SetSynchronizationContext(null);
+            completion.SetResult();
         }
-
-        try
+        else
         {
-            if (failure is null)
-            {
-                completion.SetResult();
-            }
-            else
-            {
-                completion.SetException(failure);
-            }
-        }
-        finally
-        {
-            if (context is not null)
-            {
-                SynchronizationContext.SetSynchronizationContext(context);
-            }
+            completion.SetException(failure);
         }
     }
 

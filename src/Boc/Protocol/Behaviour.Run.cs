@@ -59,15 +59,42 @@ internal abstract partial class Behaviour
             return;
         }
 
-        // Asynchronous body: keep the cowns until its task completes. ConfigureAwait(false): the release work must
-        // not be posted to a captured context (it may be a single-threaded one the caller is blocking). The delegate
-        // is created once per pooled object, not per behaviour.
+        // Asynchronous body: keep the cowns until its task completes. The delegate is created once per pooled object,
+        // not per behaviour.
         BehaviourExtras extras = _extras ??= new BehaviourExtras();
         BodyTaskCompletion completion = extras.BodyTask ??= new BodyTaskCompletion(this);
         completion.Task = task;
-        // (Under Boc.Testing the runtime asks for the captured context instead: the controlled run's, which queues the
-        // release as a step of the run.)
-        task.ConfigureAwait(_runtime!.ContinuesOnCapturedContext).GetAwaiter().UnsafeOnCompleted(completion.OnCompleted);
+        task.ConfigureAwait(ReleaseOnCapturedContext()).GetAwaiter().UnsafeOnCompleted(completion.OnCompleted);
+    }
+
+    /// <summary>
+    /// Whether an asynchronous body's release continues on the synchronization context captured here: the workers'
+    /// context, when the body started under it, and Boc.Testing's controlled run's; never anyone else's.
+    /// </summary>
+    /// <remarks>
+    /// <para>
+    /// Why the workers' context. Without a captured context, a task runs the continuation inline only on a thread that
+    /// has no synchronization context of its own, and every worker carries the scheduler's: so the release of a body
+    /// whose task completed on a worker (any body whose last await resumed there) went to the thread pool, whose
+    /// threads woke and spun beside the workers, and the cowns' next behaviour was granted from a pool thread, through
+    /// the inbox, to whichever worker looked first. Captured, .NET runs the continuation inline on any thread whose
+    /// current context is this one (every worker of the scheduler), and posts it to the workers from any other thread:
+    /// a body whose task completes on a thread of its own (an I/O callback, a TaskCompletionSource completed by another
+    /// thread) is released on a worker too, as its awaits resume there. The price is one continuation object per
+    /// body that suspends (the awaiter's record of the context), beside the body's own state machine.
+    /// </para>
+    /// <para>
+    /// Never another context: the caller's may be a single-threaded one it is blocking (a UI thread, a test harness),
+    /// so a body run on the thread-pool dispatcher, or on a thread with a context of its own, is released wherever its
+    /// task completes, as before. Under Boc.Testing the runtime asks for the captured context always: the controlled
+    /// run's, which queues the release as a step of the run.
+    /// </para>
+    /// </remarks>
+    private bool ReleaseOnCapturedContext()
+    {
+        BocRuntime runtime = _runtime!;
+        return runtime.ContinuesOnCapturedContext
+            || (runtime.BocSchedulerOrNull is { } scheduler && ReferenceEquals(SynchronizationContext.Current, scheduler.Context));
     }
 
 
