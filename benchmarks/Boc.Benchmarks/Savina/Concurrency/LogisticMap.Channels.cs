@@ -5,7 +5,7 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 
 /// <summary>
 /// Channels baseline of <see cref="LogisticMapActor"/>: the same Master, S SeriesWorkers (with Savina's manual stash,
-/// recycled by sending to self) and S RateComputers, each a <see cref="ChannelActor{TMessage}"/>.
+/// replayed in place) and S RateComputers, each a <see cref="ChannelActor{TMessage}"/>.
 /// </summary>
 [SavinaWorkload("Logistic Map Series", SavinaVariant.Channels)]
 public sealed class LogisticMapChannels(SavinaSize size, double startRate) : SavinaRun(size)
@@ -165,7 +165,7 @@ public sealed class LogisticMapChannels(SavinaSize size, double startRate) : Sav
         }
     }
 
-    // SeriesWorker: Savina's ManualStash process().
+    // SeriesWorker: Savina's ManualStash process(), replaying the stash in place as the actor variant does.
     private sealed class Worker(LogisticMapChannels run, int id, Computer computer, double startTerm) : ChannelActor<Message>
     {
         private readonly Queue<Message> _stash = new();
@@ -175,50 +175,52 @@ public sealed class LogisticMapChannels(SavinaSize size, double startRate) : Sav
 
         protected override void Receive(Message message)
         {
-            if (_inReplyMode)
+            if (!_inReplyMode)
             {
-                if (message.Kind == Kind.Result)
+                Handle(message);
+            }
+            else if (message.Kind == Kind.Result)
+            {
+                _inReplyMode = false;
+                _term = message.Term;
+                _computedTerms++;
+
+                // The stash in order, until one enters reply mode again (each message once a pass: LogisticMapActor).
+                for (int left = _stash.Count; left > 0 && !_inReplyMode; left--)
                 {
-                    _inReplyMode = false;
-                    _term = message.Term;
-                    _computedTerms++;
-                }
-                else
-                {
-                    _stash.Enqueue(message);
+                    Handle(_stash.Dequeue());
                 }
             }
             else
             {
-                switch (message.Kind)
-                {
-                    case Kind.NextTerm:
-                        computer.Send(new ComputerMessage(this, _term));
-                        _inReplyMode = true;
-                        break;
-                    case Kind.GetTerm:
-                        if (_stash.Count == 0)
-                        {
-                            run._master.Send(new MasterMessage(IsStart: false, _term));
-                        }
-                        else
-                        {
-                            _stash.Enqueue(message);
-                        }
-
-                        break;
-                    case Kind.Stop:
-                        run._computedTerms[id] = _computedTerms;
-                        break;
-                    default:
-                        throw new InvalidOperationException($"worker {id} got an unexpected {message.Kind}");
-                }
+                _stash.Enqueue(message);
             }
+        }
 
-            // Recycle one stashed message by sending it to self.
-            if (!_inReplyMode && _stash.Count > 0)
+        private void Handle(Message message)
+        {
+            switch (message.Kind)
             {
-                Send(_stash.Dequeue());
+                case Kind.NextTerm:
+                    computer.Send(new ComputerMessage(this, _term));
+                    _inReplyMode = true;
+                    break;
+                case Kind.GetTerm:
+                    if (_stash.Count == 0)
+                    {
+                        run._master.Send(new MasterMessage(IsStart: false, _term));
+                    }
+                    else
+                    {
+                        _stash.Enqueue(message);
+                    }
+
+                    break;
+                case Kind.Stop:
+                    run._computedTerms[id] = _computedTerms;
+                    break;
+                default:
+                    throw new InvalidOperationException($"worker {id} got an unexpected {message.Kind}");
             }
         }
     }

@@ -9,9 +9,13 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 // Decisions:
 // - startRate is 3.64 ([V]/[P], the BoC paper), not Savina's 3.46 (spec §7.2). It is the public constant
 //   DefaultStartRate; a second constructor takes another rate.
-// - The actor variant implements Savina's manual stash exactly: a worker waiting for its computer's Result stashes
-//   every other message; after each message, if it is not waiting and the stash is not empty, it re-sends the first
-//   stashed message to itself (a new behaviour at the back of its queue). GetTerm is answered only with an empty stash.
+// - The actor variant implements Savina's manual stash: a worker waiting for its computer's Result stashes every
+//   other message. Out of reply mode it replays the stash in place, in order, until a NextTerm enters reply mode
+//   again, as [V]'s unstash does (savina-spec §4.15: "then it replays stashed messages in order"; the split into
+//   behaviours follows [V]: 3 behaviours a term, [V]'s 750,022 in all). Savina's Java re-sends the first stashed
+//   message to itself instead, a fourth behaviour a term (1,000,022 in all); this port did so until the side-by-side
+//   rows were compared (docs/performance/decisions.md, "Logistic Map actor replays its stash in place"). GetTerm is
+//   answered only with an empty stash.
 // - Savina's Stop to every computer and worker is kept; the workers' Stop behaviours publish how many terms each
 //   computed, for Validate.
 // - Validation: termsSum against a sequential computation in Build ((rate*term)*(1-term), as Savina; relative
@@ -142,57 +146,64 @@ public sealed class LogisticMapActor(SavinaSize size, double startRate) : Savina
     private void Send(Cown<WorkerState> worker, Kind kind, double term) =>
         Runtime.When(worker, static (w, m) => m.Run.OnWorkerMessage(w, m.Message), (Run: this, Message: new Message(kind, term)));
 
-    // SeriesWorker: Savina's ManualStash process().
+    // SeriesWorker: Savina's ManualStash process(), replaying the stash in place as [V] does.
     private void OnWorkerMessage(WorkerState worker, Message message)
     {
-        if (worker.InReplyMode)
+        if (!worker.InReplyMode)
         {
-            if (message.Kind == Kind.Result)
-            {
-                worker.InReplyMode = false;
-                worker.Term = message.Term;
-                worker.ComputedTerms++;
-            }
-            else
-            {
-                worker.Stash.Enqueue(message);
-            }
+            Handle(worker, message);
+        }
+        else if (message.Kind == Kind.Result)
+        {
+            worker.InReplyMode = false;
+            worker.Term = message.Term;
+            worker.ComputedTerms++;
+            ReplayStash(worker);
         }
         else
         {
-            switch (message.Kind)
-            {
-                case Kind.NextTerm:
-                    Runtime.When(
-                        worker.Computer,
-                        static (c, m) => m.Run.OnCompute(c, m.Worker, m.Term),
-                        (Run: this, Worker: worker.Self, worker.Term));
-                    worker.InReplyMode = true;
-                    break;
-                case Kind.GetTerm:
-                    if (worker.Stash.Count == 0)
-                    {
-                        Runtime.When(_master, static (m, msg) => msg.Run.OnResult(m, msg.Term), (Run: this, worker.Term));
-                    }
-                    else
-                    {
-                        worker.Stash.Enqueue(message);
-                    }
-
-                    break;
-                case Kind.Stop:
-                    _computedTerms[worker.Id] = worker.ComputedTerms;
-                    break;
-                default:
-                    throw new InvalidOperationException($"worker {worker.Id} got an unexpected {message.Kind}");
-            }
+            worker.Stash.Enqueue(message);
         }
+    }
 
-        // Recycle one stashed message by sending it to self.
-        if (!worker.InReplyMode && worker.Stash.Count > 0)
+    // Out of reply mode: the stashed messages, in order, until one enters reply mode again. A pass takes each message
+    // once: what is left after it is a GetTerm put back behind others, which waits for the stash to empty.
+    private void ReplayStash(WorkerState worker)
+    {
+        for (int left = worker.Stash.Count; left > 0 && !worker.InReplyMode; left--)
         {
-            Message stashed = worker.Stash.Dequeue();
-            Send(worker.Self, stashed.Kind, stashed.Term);
+            Handle(worker, worker.Stash.Dequeue());
+        }
+    }
+
+    // A message to a worker that is not waiting for its computer.
+    private void Handle(WorkerState worker, Message message)
+    {
+        switch (message.Kind)
+        {
+            case Kind.NextTerm:
+                Runtime.When(
+                    worker.Computer,
+                    static (c, m) => m.Run.OnCompute(c, m.Worker, m.Term),
+                    (Run: this, Worker: worker.Self, worker.Term));
+                worker.InReplyMode = true;
+                break;
+            case Kind.GetTerm:
+                if (worker.Stash.Count == 0)
+                {
+                    Runtime.When(_master, static (m, msg) => msg.Run.OnResult(m, msg.Term), (Run: this, worker.Term));
+                }
+                else
+                {
+                    worker.Stash.Enqueue(message);
+                }
+
+                break;
+            case Kind.Stop:
+                _computedTerms[worker.Id] = worker.ComputedTerms;
+                break;
+            default:
+                throw new InvalidOperationException($"worker {worker.Id} got an unexpected {message.Kind}");
         }
     }
 
