@@ -81,7 +81,9 @@ internal abstract partial class Behaviour
     /// current context is this one (every worker of the scheduler), and posts it to the workers from any other thread:
     /// a body whose task completes on a thread of its own (an I/O callback, a TaskCompletionSource completed by another
     /// thread) is released on a worker too, as its awaits resume there. The price is one continuation object per
-    /// body that suspends (the awaiter's record of the context), beside the body's own state machine.
+    /// body that suspends (the awaiter's record of the context), beside the body's own state machine; the pool item
+    /// it replaces cost about as much (benchmarks/tools/AsyncChainProbe.cs: 312 bytes a message against 304, and
+    /// 0.34-0.62 µs a message against 1.5-3.1 µs).
     /// </para>
     /// <para>
     /// Never another context: the caller's may be a single-threaded one it is blocking (a UI thread, a test harness),
