@@ -66,7 +66,7 @@ while (total.Elapsed.TotalSeconds < seconds)
         times.Sort();
         Console.WriteLine(string.Create(inv,
             $"{name} block {block++}: median {times[times.Count / 2]:F2} ms ({times[0]:F2}-{times[^1]:F2}), {times.Count} runs, " +
-            $"{(gen2 - gen2Before) / (double)times.Count:F2} gen2, {(allocated - allocatedBefore) / 1e6 / times.Count:F1} MB allocated " +
+            $"{(gen2 - gen2Before) / (double)times.Count:F2} gen2 (gen0 {GC.CollectionCount(0)}, gen1 {GC.CollectionCount(1)} so far), {(allocated - allocatedBefore) / 1e6 / times.Count:F1} MB allocated " +
             $"and {(poolItems - poolItemsBefore) / (double)times.Count:F0} thread-pool items per run"));
         poolItemsBefore = poolItems;
         gen2Before = gen2;

@@ -273,6 +273,30 @@ public sealed class SchedulerFairnessTests
     }
 
     [Fact]
+    public async Task ASynchronizationContextSetByOneBody_IsNotSeenByTheNextBehaviour()
+    {
+        // One worker, so the second behaviour of each trial runs on the thread whose context the first one replaced. The
+        // workers' own context is what every item starts under (an await in a body resumes on the workers).
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = BocDispatcher.BocScheduler, WorkerCount = 1 });
+        var first = new Cown<Counter>(new Counter());
+        var second = new Cown<Counter>(new Counter());
+        SynchronizationContext workers = ((BocScheduler)runtime.Scheduler).Context;
+        int leaks = 0;
+        for (int trial = 0; trial < 200; trial++)
+        {
+            var foreign = new SynchronizationContext();
+            runtime.When(first, _ => SynchronizationContext.SetSynchronizationContext(trial % 2 == 0 ? foreign : null));
+            SynchronizationContext? seen = await runtime.WhenAsync(second, _ => SynchronizationContext.Current).Guard();
+            if (!ReferenceEquals(seen, workers))
+            {
+                leaks++;
+            }
+        }
+
+        Assert.Equal(0, leaks);
+    }
+
+    [Fact]
     public async Task IdleBurstIdleCycles_WakeAParkedWorker_WithoutThePeriodicPoll()
     {
         // With the stuck-work poll off a parked worker wakes only when an enqueue releases it: a lost wake-up leaves a

@@ -72,13 +72,20 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         _ = base.Deliver(error, bodyTask);
         if (TakeAppendedFailures() is { } failures)
         {
-            foreach (Exception failure in failures)
-            {
-                _ = base.Deliver(failure, null);
-            }
+            // Out of line: the loop's enumerator would otherwise be zeroed in this method's frame on every delivery.
+            DeliverAppendedFailures(failures);
         }
 
         return false;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void DeliverAppendedFailures(List<Exception> failures)
+    {
+        foreach (Exception failure in failures)
+        {
+            _ = base.Deliver(failure, null);
+        }
     }
 
     /// <summary>Run, before the body: closes the word and returns how many bodies were appended (see <see cref="Behaviour.CloseAppends(ref long)"/>).</summary>
@@ -265,13 +272,13 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
         catch (Exception e)
 #pragma warning restore CA1031
         {
-            running = outer;
+            Restore(ref running, outer);
             rest.Reset();
             CompleteHere(completion, e);
             return;
         }
 
-        running = outer;
+        Restore(ref running, outer);
         if (yieldedAgain is null)
         {
             // The run is over: Run's continuation on this task releases the cowns and reports any failures (Finish).

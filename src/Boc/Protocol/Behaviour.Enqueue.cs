@@ -304,19 +304,21 @@ internal abstract partial class Behaviour
             return;
         }
 
-        Volatile.Write(ref slot.State, Slot.Scheduled);
-
         // A writer with the turn still waits for readers that left the queue but still run; with the turn ours none
-        // can join, so a zero seen here stays zero.
+        // can join, so a zero seen here stays zero, and it can be read before we say we are Scheduled.
         if (Volatile.Read(ref cown.ReadState) == 0)
         {
-            // Held, for a canceller registered after Enqueue ("Cancellation"). Plain write: nobody else writes the slot
-            // now (no predecessor, no canceller yet; a successor's spawner only reads it).
-            slot.State = Slot.Scheduled | Slot.Held;
+            // Scheduled, and Held for a canceller registered after Enqueue ("Cancellation"), in one release store: nobody
+            // else writes the slot now (no predecessor, no canceller yet; a successor's spawner only reads it, and links
+            // once it sees Scheduled, which this store publishes with everything Init wrote).
+            Volatile.Write(ref slot.State, Slot.Scheduled | Slot.Held);
             StartReady(thread, runInline);
             return;
         }
 
+        // Scheduled before the turn can be resolved: from then on the behaviour may run and finish, and a successor's
+        // spawner may be waiting for this flag to link.
+        Volatile.Write(ref slot.State, Slot.Scheduled);
         _ = GrantWrite(this, cown);
     }
 

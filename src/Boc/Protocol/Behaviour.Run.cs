@@ -42,12 +42,12 @@ internal abstract partial class Behaviour
         }
         catch (Exception e)
         {
-            running = outer;
+            Restore(ref running, outer);
             Finish(e, null, thread);
             return;
         }
 
-        running = outer;
+        Restore(ref running, outer);
         if (_traced)
         {
             LeaveSpanOnThisThread(ambient);
@@ -65,6 +65,24 @@ internal abstract partial class Behaviour
         BodyTaskCompletion completion = extras.BodyTask ??= new BodyTaskCompletion(this);
         completion.Task = task;
         task.ConfigureAwait(ReleaseOnCapturedContext()).GetAwaiter().UnsafeOnCompleted(completion.OnCompleted);
+    }
+
+    /// <summary>
+    /// Puts back the behaviour that ran on this thread before a body (<paramref name="outer"/>): null on a worker, whose
+    /// items do not nest, so the common case is a store of null, which needs no GC write barrier; only an inline run
+    /// inside another body's run puts a behaviour back.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void Restore(ref Behaviour? running, Behaviour? outer)
+    {
+        if (outer is null)
+        {
+            running = null;
+        }
+        else
+        {
+            running = outer;
+        }
     }
 
     /// <summary>

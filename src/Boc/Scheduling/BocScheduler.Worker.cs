@@ -25,6 +25,9 @@ namespace Boc;
 
 public sealed partial class BocScheduler
 {
+    /// <summary>How many items a busy worker runs between two looks at whether busy time is measured (a power of two).</summary>
+    private const int BusyTimeRecheck = 64;
+
     /// <summary>Runs an item; <paramref name="behaviour"/> says it is known to be a behaviour (it came from the next slot).</summary>
     private void Execute(object item, bool behaviour, BocThread thread)
     {
@@ -63,6 +66,16 @@ public sealed partial class BocScheduler
 
         // The thread was started with UnsafeStart: this is the default (empty) context, which every item starts from.
         ExecutionContext? defaultContext = ExecutionContext.Capture();
+
+        // The contexts an item leaves behind are read from this thread's own object where the runtime allows it
+        // (ThreadContextFields says why and what it relies on).
+        Thread me = Thread.CurrentThread;
+        bool ownFields = ThreadContextFields.Available(me);
+
+        // Whether boc.scheduler.busy_time is enabled: looked up when the worker wakes and every BusyTimeRecheck items,
+        // not per item (an instrument's Enabled is a call into System.Diagnostics.DiagnosticSource that dynamic PGO
+        // does not always inline). A listener that enables it meanwhile sees busy time from the next look on.
+        bool measureBusy = BocMetrics.BusyTime.Enabled;
         while (true)
         {
             object? item = NextItem(self, out bool fromNextSlot);
@@ -73,13 +86,14 @@ public sealed partial class BocScheduler
                     return;
                 }
 
+                measureBusy = BocMetrics.BusyTime.Enabled;
                 continue;
             }
 
             // Inside a body from here until the next NextItem: only now may a thief take what the body puts in the next
             // slot. A release store: a thief that sees it also sees this worker's take of the slot (NextItem).
             Volatile.Write(ref self.InBody, 1);
-            if (BocMetrics.BusyTime.Enabled)
+            if (measureBusy)
             {
                 // Measured only while a listener wants it: two timestamps per item.
                 long start = Stopwatch.GetTimestamp();
@@ -94,18 +108,38 @@ public sealed partial class BocScheduler
             // An item may have set AsyncLocals (or the culture, or Activity.Current) or replaced the synchronization
             // context; the next, unrelated item must not see them. Both checks are reference compares when nothing
             // changed, which is the common case.
-            if (!ReferenceEquals(ExecutionContext.Capture(), defaultContext))
+            if (ownFields)
             {
-                ExecutionContext.Restore(defaultContext!);
-            }
+                if (ThreadContextFields.ExecutionContextOf(me) is not null)
+                {
+                    ExecutionContext.Restore(defaultContext!);
+                }
 
-            if (!ReferenceEquals(SynchronizationContext.Current, _context))
+                if (!ReferenceEquals(ThreadContextFields.SynchronizationContextOf(me), _context))
+                {
+                    SynchronizationContext.SetSynchronizationContext(_context);
+                }
+            }
+            else
             {
-                SynchronizationContext.SetSynchronizationContext(_context);
+                if (!ReferenceEquals(ExecutionContext.Capture(), defaultContext))
+                {
+                    ExecutionContext.Restore(defaultContext!);
+                }
+
+                if (!ReferenceEquals(SynchronizationContext.Current, _context))
+                {
+                    SynchronizationContext.SetSynchronizationContext(_context);
+                }
             }
 
             // Read by idle workers looking for a blocked one; the owner is the only writer.
-            Volatile.Write(ref self.Ticks, self.Ticks + 1);
+            long ticks = self.Ticks + 1;
+            Volatile.Write(ref self.Ticks, ticks);
+            if ((ticks & (BusyTimeRecheck - 1)) == 0)
+            {
+                measureBusy = BocMetrics.BusyTime.Enabled;
+            }
         }
     }
 
