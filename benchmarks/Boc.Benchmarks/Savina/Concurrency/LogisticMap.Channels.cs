@@ -168,7 +168,7 @@ public sealed class LogisticMapChannels(SavinaSize size, double startRate) : Sav
     // SeriesWorker: Savina's ManualStash process(), replaying the stash in place as the actor variant does.
     private sealed class Worker(LogisticMapChannels run, int id, Computer computer, double startTerm) : ChannelActor<Message>
     {
-        private readonly Queue<Message> _stash = new();
+        private readonly PooledQueue<Kind> _stash = new();
         private double _term = startTerm;
         private bool _inReplyMode;
         private long _computedTerms;
@@ -188,12 +188,13 @@ public sealed class LogisticMapChannels(SavinaSize size, double startRate) : Sav
                 // The stash in order, until one enters reply mode again (each message once a pass: LogisticMapActor).
                 for (int left = _stash.Count; left > 0 && !_inReplyMode; left--)
                 {
-                    Handle(_stash.Dequeue());
+                    Handle(new Message(_stash.Dequeue(), 0));
                 }
             }
             else
             {
-                _stash.Enqueue(message);
+                // Only the kind is kept, as in LogisticMapActor.
+                _stash.Enqueue(message.Kind);
             }
         }
 
@@ -212,12 +213,13 @@ public sealed class LogisticMapChannels(SavinaSize size, double startRate) : Sav
                     }
                     else
                     {
-                        _stash.Enqueue(message);
+                        _stash.Enqueue(message.Kind);
                     }
 
                     break;
                 case Kind.Stop:
                     run._computedTerms[id] = _computedTerms;
+                    _stash.Release();
                     break;
                 default:
                     throw new InvalidOperationException($"worker {id} got an unexpected {message.Kind}");

@@ -9,6 +9,8 @@ namespace Boc.Benchmarks.Savina.Concurrency;
 // Decisions:
 // - startRate is 3.64 ([V]/[P], the BoC paper), not Savina's 3.46 (spec §7.2). It is the public constant
 //   DefaultStartRate; a second constructor takes another rate.
+// - The stash holds message kinds (NextTerm, GetTerm: their terms are unused) in a queue on pooled storage, as [V]'s
+//   std::deque of kinds, whose blocks its allocator recycles (PooledQueue says why; both variants).
 // - The actor variant implements Savina's manual stash: a worker waiting for its computer's Result stashes every
 //   other message. Out of reply mode it replays the stash in place, in order, until a NextTerm enters reply mode
 //   again, as [V]'s unstash does (savina-spec §4.15: "then it replays stashed messages in order"; the split into
@@ -162,7 +164,9 @@ public sealed class LogisticMapActor(SavinaSize size, double startRate) : Savina
         }
         else
         {
-            worker.Stash.Enqueue(message);
+            // Only the kind is kept: a stashed message is a NextTerm or a GetTerm, whose term is unused (a Result is
+            // never stashed), as the reference's stash of message kinds.
+            worker.Stash.Enqueue(message.Kind);
         }
     }
 
@@ -172,7 +176,7 @@ public sealed class LogisticMapActor(SavinaSize size, double startRate) : Savina
     {
         for (int left = worker.Stash.Count; left > 0 && !worker.InReplyMode; left--)
         {
-            Handle(worker, worker.Stash.Dequeue());
+            Handle(worker, new Message(worker.Stash.Dequeue(), 0));
         }
     }
 
@@ -195,12 +199,13 @@ public sealed class LogisticMapActor(SavinaSize size, double startRate) : Savina
                 }
                 else
                 {
-                    worker.Stash.Enqueue(message);
+                    worker.Stash.Enqueue(message.Kind);
                 }
 
                 break;
             case Kind.Stop:
                 _computedTerms[worker.Id] = worker.ComputedTerms;
+                worker.Stash.Release();
                 break;
             default:
                 throw new InvalidOperationException($"worker {worker.Id} got an unexpected {message.Kind}");
@@ -265,7 +270,7 @@ public sealed class LogisticMapActor(SavinaSize size, double startRate) : Savina
 
         public bool InReplyMode { get; set; }
 
-        public Queue<Message> Stash { get; } = new();
+        public PooledQueue<Kind> Stash { get; } = new();
 
         public long ComputedTerms { get; set; }
     }
