@@ -182,22 +182,22 @@ internal abstract partial class Behaviour
 
         // Nothing outside reaches this behaviour any more (see "Reuse", Pooling/Behaviour.Reuse.cs). Deliver may hand it to an awaiter,
         // who returns it to the pool; otherwise it returns here.
+        // No try/finally around the delivery to count the behaviour out whatever happens: Deliver does not throw (what
+        // it runs that is not the runtime's own, an awaiter's context scheduling its continuation or an unhandled-
+        // exception handler, is caught and reported where it is called: ResultBehaviour.Deliver, ReportUnhandled), nor
+        // does Recycle. The handler cost every behaviour its locals spilled around it: Thread Ring ran 0.93 and Ping
+        // Pong 0.96 of the time without it (docs/performance/decisions.md, "The release without a finally").
         BocRuntime runtime = _runtime!;
         OnBodyFinished(runtime, error);
         runtime.GiveRoomBack();
-        try
+        if (!Deliver(error, bodyTask))
         {
-            if (!Deliver(error, bodyTask))
-            {
-                Recycle(thread ?? BocThread.Current);
-            }
+            Recycle(thread ?? BocThread.Current);
         }
-        finally
-        {
-            // After the outcome: a member's failure is in its scope before the scope can see the member finished.
-            scope?.CountOut();
-            runtime.CountOut(thread);
-        }
+
+        // After the outcome: a member's failure is in its scope before the scope can see the member finished.
+        scope?.CountOut();
+        runtime.CountOut(thread);
     }
 
     /// <summary>
