@@ -32,6 +32,12 @@ internal sealed class BocThread
     internal Behaviour? Running;
 
     /// <summary>
+    /// The behaviour this thread returned to the pool last, if it has not been rented since: in front of every type's
+    /// thread cache (<see cref="BehaviourPool{T}"/> says why). Cleared for the pool, so it holds nothing of the user's.
+    /// </summary>
+    internal Behaviour? Spare;
+
+    /// <summary>
     /// The runtime whose unhandled-exception handler runs on this thread now, or null. The handler runs while the failed
     /// behaviour is still pending, so a blocking wait for that runtime there would wait for itself (BocRuntime.Dispose).
     /// </summary>
