@@ -8,15 +8,18 @@
 // Chameneos) take two to three times as long in the slow one, on either runtime. The side-by-side tool runs each
 // runtime's pass for several minutes, so a row can meet one runtime in one mode and the other in the other
 // (docs/performance/decisions.md, "Big follows the host's cross-core mode, on both runtimes"). Here each block runs, for
-// each row, the reference binary (5 repetitions, a process of its own) and then 5 Boc runs in this process, each
-// between cross-core readings, so both runtimes meet the same mode, and a block whose readings differ can be set aside.
+// each row, the reference binary (5 repetitions, a process of its own) and then 5 Boc runs in a process of their own,
+// each between cross-core readings, so both runtimes meet the same mode, and a block whose readings differ can be set
+// aside. A process per row and block, as BenchmarkDotNet has one per benchmark: dynamic PGO then sees one workload's
+// types at the runtime's call sites, as it does there (run in one process, ten rows' types made Thread Ring 2x slower).
 //
 //   dotnet run -c Release benchmarks/tools/ReferencePairs.cs -- REFERENCE_BINARY BLOCKS ROW [ROW ...]
 //
 // REFERENCE_BINARY is the reference Savina harness built by the workplace's verona tool (its README; nothing of it is in
 // this repository). ROW is style:reference-name:SavinaRun-class, e.g. "actor:Big:BigActor" or
-// "full:Sleeping Barber:SleepingBarberFull". Block 0 is a warm-up (Boc: 1 s of runs first) and is left out of the
-// summary. Every Boc run starts after a full collection, as a BenchmarkDotNet iteration does. Prints each block's
+// "full:Sleeping Barber:SleepingBarberFull". Block 0 is left out of the summary. Each Boc process runs its class for 1 s
+// untimed first (SavinaBenchmarkBase.WarmUp), and every timed run starts after a full collection, as a BenchmarkDotNet
+// iteration does. Prints each block's
 // medians and readings (ns a round trip before the reference, between, after Boc) and, per row, the medians, the ratio
 // of medians and the median of the blocks' ratios, over every block and over the blocks whose three readings were all
 // below --fast-ns (default 200).
@@ -32,6 +35,15 @@ if (Boc.Benchmarks.SteadyStateProcess.RunAgainWithoutCallCountingDelay(args) is 
 }
 
 var inv = CultureInfo.InvariantCulture;
+if (args.Length == 2 && args[0] == "--boc-child")
+{
+    // A child: one Boc measurement of one run class; prints its median.
+    Type childType = typeof(SavinaRun).Assembly.GetTypes().Single(t => t.Name == args[1] && typeof(SavinaRun).IsAssignableFrom(t));
+    using var childRuntime = new BocRuntime(new BocRuntimeOptions { Dispatcher = SavinaBenchmarkBase.DispatcherFromEnvironment() });
+    Console.WriteLine(MeasureBoc(childType, childRuntime).ToString("R", inv));
+    return 0;
+}
+
 if (args.Length < 3)
 {
     Console.Error.WriteLine("usage: ReferencePairs.cs REFERENCE_BINARY BLOCKS ROW [ROW ...] [--fast-ns N]");
@@ -56,7 +68,6 @@ for (int i = 2; i < args.Length; i++)
     rows.Add((parts[0], parts[1], type));
 }
 
-using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = SavinaBenchmarkBase.DispatcherFromEnvironment() });
 using var partner = new CrossCorePartner();
 var results = rows.ToDictionary(r => r.Run.Name, _ => new List<(double Reference, double Boc, bool Fast)>());
 for (int block = 0; block < blocks; block++)
@@ -66,7 +77,7 @@ for (int block = 0; block < blocks; block++)
         double before = CrossCore();
         double referenceMs = RunReference(style, name);
         double between = CrossCore();
-        double bocMs = RunBoc(runType, block == 0);
+        double bocMs = RunBoc(runType);
         double after = CrossCore();
         bool fast = before < fastNs && between < fastNs && after < fastNs;
         if (block > 0)
@@ -106,14 +117,29 @@ double RunReference(string style, string name)
     return ms.Count > 0 ? ms[ms.Count / 2] : throw new InvalidOperationException($"the reference printed no samples for {name}");
 }
 
-// Five runs after a full collection each (after 1 s of untimed runs in the warm-up block); their median.
-double RunBoc(Type runType, bool warmUp)
+// One Boc process (this program again, as a child) for one measurement of the run class.
+double RunBoc(Type runType)
 {
-    if (warmUp)
+    var start = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true };
+    if (Path.GetFileNameWithoutExtension(Environment.ProcessPath) == "dotnet")
     {
-        SavinaBenchmarkBase.WarmUp(runType, SavinaSize.Paper, runtime, TimeSpan.FromSeconds(1));
+        start.ArgumentList.Add(Environment.GetCommandLineArgs()[0]);
     }
 
+    start.ArgumentList.Add("--boc-child");
+    start.ArgumentList.Add(runType.Name);
+    using Process process = Process.Start(start)!;
+    string output = process.StandardOutput.ReadToEnd();
+    process.WaitForExit();
+    return process.ExitCode == 0
+        ? double.Parse(output.Trim().Split('\n')[^1], inv)
+        : throw new InvalidOperationException($"the Boc process for {runType.Name} exited with {process.ExitCode}");
+}
+
+// In a child: 1 s of untimed runs, then five runs after a full collection each; their median.
+static double MeasureBoc(Type runType, BocRuntime runtime)
+{
+    SavinaBenchmarkBase.WarmUp(runType, SavinaSize.Paper, runtime, TimeSpan.FromSeconds(1));
     var ms = new List<double>();
     for (int i = 0; i < 5; i++)
     {
