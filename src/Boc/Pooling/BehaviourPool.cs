@@ -21,7 +21,7 @@ namespace Boc;
 /// returns one behaviour and rents one, in turn, on one thread, and the spawn of hop k + 1 can take the object that hop
 /// k returned, of its type in a chain of one type and also in Ping Pong's alternation of two. The spare costs a field
 /// read, a type compare and a store each way, where the thread cache costs its index (a static of this shared generic
-/// class, reached through a runtime helper), its array, its count and a store with a write barrier; the hop ran in 0.87
+/// class, reached through a runtime helper), its array, its count and a store with a write barrier; a hop ran in 0.82-0.91
 /// of its time (docs/performance/decisions.md, "A spare behaviour per thread"). A rent takes the spare only if it is
 /// exactly of this type; a return parks its object there only if the spare is empty, else goes to the thread cache as
 /// before, so a flood (many returns between rents) uses the caches. The order in which a thread gets its objects back
