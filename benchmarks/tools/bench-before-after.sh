@@ -8,9 +8,9 @@
 # BOC_ROUNDS=R (default 1) repeats the whole BenchmarkDotNet run R times, marking each with a "// Round r of R" line.
 # Within a run, BenchmarkDotNet runs all of one job's launches of a benchmark before the other job's; on a machine whose
 # speed drifts over minutes that can put one side in a slow phase. With rounds, each side gets one launch per round
-# (set SAVINA_LAUNCHES=1), adjacent to the other side's, with the two sides' order swapped every other round, and
-# benchmarks/tools/bench-log-table.py pools the rounds and adds the median of the per-round ratios, which cancels a slow phase that
-# both launches of a round shared:
+# (set SAVINA_LAUNCHES=1, or MICRO_LAUNCHES=1 for the micro suite), adjacent to the other side's, with the two sides'
+# order swapped every other round, and benchmarks/tools/bench-log-table.py pools the rounds and adds the median of the
+# per-round ratios, which cancels a slow phase that both launches of a round shared:
 #
 #   BOC_ROUNDS=4 SAVINA_LAUNCHES=1 bash benchmarks/tools/bench-before-after.sh 7249553 --filter '*.ThreadRing.*' | tee LOG
 #   python3 benchmarks/tools/bench-log-table.py LOG ms

@@ -14,13 +14,20 @@ public sealed class MicroConfig : ManualConfig
 {
     public MicroConfig()
     {
-        BeforeAfter.AddJobs(this, Job.Default.WithLaunchCount(3).WithWarmupCount(5).WithIterationCount(20).WithInvocationCount(1024).WithUnrollFactor(1));
+        BeforeAfter.AddJobs(this, Job.Default.WithLaunchCount(Launches).WithWarmupCount(5).WithIterationCount(20).WithInvocationCount(1024).WithUnrollFactor(1));
         AddDiagnoser(MemoryDiagnoser.Default);
         AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory);
         AddColumnProvider(BenchmarkDotNet.Columns.DefaultColumnProviders.Instance);
         AddColumn(BenchmarkDotNet.Columns.CategoriesColumn.Default);
         Options |= ConfigOptions.JoinSummary;
     }
+
+    /// <summary>
+    /// Processes per benchmark (<c>MICRO_LAUNCHES</c>, default 3). A before/after run of the whole suite doubles the
+    /// processes; with one launch a side, rounds of <c>bench-before-after.sh</c> (<c>BOC_ROUNDS</c>) pair them instead.
+    /// </summary>
+    private static int Launches =>
+        int.TryParse(Environment.GetEnvironmentVariable("MICRO_LAUNCHES"), out int launches) && launches > 0 ? launches : 3;
 }
 
 /// <summary>Counts completions down to zero; the waiter blocks on an event rather than spinning.</summary>
