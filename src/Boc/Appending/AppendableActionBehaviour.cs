@@ -17,8 +17,26 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
     {
         Prepare(runtime, 1);
         AddRequest(cown, read);
-        _body = body;
-        _state = state;
+
+        // Compared first, as in Prepare: a warm spare (BocThread.Spare) still holds the body and state of its last life,
+        // and an actor that sends to one partner with a static lambda and itself as the state (a request and its reply)
+        // spawns the very same ones, so no write barrier runs. A state of value type is copied whatever it holds.
+        if (!ReferenceEquals(_body, body))
+        {
+            _body = body;
+        }
+
+        if (typeof(TState).IsValueType || !ReferenceEquals(_state, state))
+        {
+            _state = state;
+        }
+    }
+
+    internal override void ForgetReferences()
+    {
+        _body = null;
+        _state = default;
+        base.ForgetReferences();
     }
 
     // Readers open too: a read may ride in a reader (TryClaimAppend keeps writes out of them).
@@ -67,6 +85,14 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
 
     protected override void Recycle(BocThread thread)
     {
+        if (thread.Spare is null && thread.Worker is not null)
+        {
+            // A worker's warm spare (BocThread.Spare): the references stay until the worker rents it again, or parks.
+            ClearForPool(keepReferences: true);
+            thread.Spare = this;
+            return;
+        }
+
         _body = null;
         _state = default;
         ClearForPool();

@@ -73,7 +73,13 @@ internal abstract partial class Behaviour
     }
 
     /// <summary>Clears what the base class holds; called by <see cref="Recycle(BocThread)"/> implementations.</summary>
-    protected void ClearForPool()
+    protected void ClearForPool() => ClearForPool(keepReferences: false);
+
+    /// <summary>
+    /// <see cref="ClearForPool()"/>, except that with <paramref name="keepReferences"/> the runtime and the cowns stay
+    /// (a worker's warm spare: see <see cref="BocThread.Spare"/>); <see cref="ForgetReferences"/> clears them later.
+    /// </summary>
+    protected void ClearForPool(bool keepReferences)
     {
         for (int i = 0; i < _slotCount; i++)
         {
@@ -86,11 +92,28 @@ internal abstract partial class Behaviour
                 throw new InvalidOperationException("A behaviour went back to the pool while a cown still named it as its pending writer.");
             }
 #endif
-            slot = default;
+            if (keepReferences)
+            {
+                // Field by field: copying the cown back into a cleared slot would be the write barrier this avoids.
+                slot.Next = null;
+                slot.State = 0;
+                slot.IsRead = false;
+#if DEBUG
+                slot.NextGeneration = 0;
+#endif
+            }
+            else
+            {
+                slot = default;
+            }
         }
 
         _slotCount = 0;
-        _runtime = null;
+        if (!keepReferences)
+        {
+            _runtime = null;
+        }
+
         _started = false;
         ClearDiagnostics();
         if (_extras is { } extras)
@@ -107,6 +130,17 @@ internal abstract partial class Behaviour
         _pooled = true;
         _generation++;
 #endif
+    }
+
+    /// <summary>
+    /// Clears the references a warm spare kept (<see cref="ClearForPool(bool)"/>): the runtime and the cown here, the
+    /// body and its state in the class that keeps them. Called by the owning worker before it parks, so an idle worker
+    /// keeps nothing of the user's alive.
+    /// </summary>
+    internal virtual void ForgetReferences()
+    {
+        _runtime = null;
+        _first.Target = null!;
     }
 
     /// <summary>Marks the behaviour as taken from the pool (debug builds check it is not used while pooled).</summary>

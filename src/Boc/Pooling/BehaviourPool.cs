@@ -26,7 +26,8 @@ namespace Boc;
 /// exactly of this type; a return parks its object there only if the spare is empty, else goes to the thread cache as
 /// before, so a flood (many returns between rents) uses the caches. The order in which a thread gets its objects back
 /// changes only between types; of one type, a rent still gets the object returned last while it is the spare, or else
-/// the cache's newest.
+/// the cache's newest. On a <see cref="BocScheduler"/> worker the spare of a plain one-cown <c>When</c> is also warm: it
+/// keeps its references until it is rented again or the worker parks (<see cref="BocThread.Spare"/>'s remarks).
 /// </para>
 /// <para>
 /// Two costs of the obvious shape showed up in a flood's profile (one producer body spawning a million behaviours that

@@ -177,7 +177,14 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     protected void Prepare(BocRuntime runtime, int capacity, bool pair = false)
     {
         AssertLive();
-        _runtime = runtime;
+
+        // Compared first: a warm spare (BocThread.Spare) still holds the runtime, and storing the same reference again
+        // costs a GC write barrier call, which a compare of a line already in this core's cache does not.
+        if (!ReferenceEquals(_runtime, runtime))
+        {
+            _runtime = runtime;
+        }
+
         _slotCount = 0;
         _layout = capacity == 1 ? SlotLayout.One : capacity == 2 && pair ? SlotLayout.Pair : SlotLayout.Overflow;
         _pairSwapped = false;
@@ -208,7 +215,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     {
         ref Slot slot = ref SlotAt(_slotCount);
         _slotCount++;
-        slot.Target = cown;
+
+        // Compared first, as the runtime in Prepare: a warm spare spawned onto the cown of its last life keeps it.
+        if (!ReferenceEquals(slot.Target, cown))
+        {
+            slot.Target = cown;
+        }
+
         slot.IsRead = isRead;
         slot.Next = null;
         slot.State = 0;

@@ -77,8 +77,11 @@ public sealed partial class BocScheduler
         }
     }
 
-    /// <summary>Spins (if few others do), then parks. Returns false when stopping and no work is left.</summary>
-    private bool WaitForWork(Worker self)
+    /// <summary>
+    /// Spins (if few others do), then parks. Returns false when stopping and no work is left. <paramref name="thread"/>
+    /// is the worker's own <see cref="BocThread"/>.
+    /// </summary>
+    private bool WaitForWork(Worker self, BocThread thread)
     {
         self.NextRunFrom = self.Ticks;
 
@@ -117,6 +120,8 @@ public sealed partial class BocScheduler
             Interlocked.Decrement(ref _spinning.Count);
         }
 
+        // Found no work while spinning: an idle worker keeps nothing of the user's alive (BocThread.Spare, a warm spare).
+        thread.ForgetSpareReferences();
         if (_stopping)
         {
             return HasQueuedWork();

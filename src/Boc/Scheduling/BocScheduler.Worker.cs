@@ -81,7 +81,7 @@ public sealed partial class BocScheduler
             object? item = NextItem(self, out bool fromNextSlot);
             if (item is null)
             {
-                if (!WaitForWork(self))
+                if (!WaitForWork(self, thread))
                 {
                     return;
                 }

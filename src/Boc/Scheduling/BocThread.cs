@@ -33,8 +33,17 @@ internal sealed class BocThread
 
     /// <summary>
     /// The behaviour this thread returned to the pool last, if it has not been rented since: in front of every type's
-    /// thread cache (<see cref="BehaviourPool{T}"/> says why). Cleared for the pool, so it holds nothing of the user's.
+    /// thread cache (<see cref="BehaviourPool{T}"/> says why). On any thread but a <see cref="BocScheduler"/> worker it is
+    /// cleared for the pool, so it holds nothing of the user's.
     /// </summary>
+    /// <remarks>
+    /// A worker's spare of a plain one-cown <c>When</c> is warm: it keeps its runtime, cown, body and state, and the next
+    /// spawn that rents it stores only what differs (<c>AppendableActionBehaviour.Init</c>). A message chain between two
+    /// actors (a request and its reply) spawns the same four every time, and each store of a reference into a pooled
+    /// object is a GC write barrier call: Ping Pong ran 0.92 of the time without them (docs/performance/decisions.md,
+    /// "A worker's spare stays warm"). What it keeps alive is one behaviour's worth per worker, and only while the worker
+    /// is busy: <see cref="ForgetSpareReferences"/> clears it before the worker parks.
+    /// </remarks>
     internal Behaviour? Spare;
 
     /// <summary>
@@ -68,6 +77,9 @@ internal sealed class BocThread
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get => t_current;
     }
+
+    /// <summary>Clears what a warm <see cref="Spare"/> keeps (see its remarks); the worker calls it before it parks.</summary>
+    internal void ForgetSpareReferences() => Spare?.ForgetReferences();
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static BocThread Create() => t_current = new BocThread();
