@@ -40,7 +40,7 @@ internal sealed class BocThread
     /// A worker's spare of a plain one-cown <c>When</c> is warm: it keeps its runtime, cown, body and state, and the next
     /// spawn that rents it stores only what differs (<c>AppendableActionBehaviour.Init</c>). A message chain between two
     /// actors (a request and its reply) spawns the same four every time, and each store of a reference into a pooled
-    /// object is a GC write barrier call: Ping Pong ran 0.92 of the time without them (docs/performance/decisions.md,
+    /// object is a GC write barrier call: Ping Pong ran 0.91 of the time without them (docs/performance/decisions.md,
     /// "A worker's spare stays warm"). What it keeps alive is one behaviour's worth per worker, and only while the worker
     /// is busy: <see cref="ForgetSpareReferences"/> clears it before the worker parks.
     /// </remarks>
