@@ -76,8 +76,8 @@ public sealed class BehaviourPoolTests
     [Fact]
     public async Task AWorkerThatParks_KeepsNothingOfItsLastBehaviourAlive()
     {
-        // A worker's spare stays warm while the worker is busy (BocThread.Spare): it must let go of the body's state,
-        // the cown and the runtime before the worker sleeps.
+        // A worker's spare stays warm while the worker is busy (BocThread.Spare): it must let go of the body's state
+        // and the cown before the worker sleeps (the runtime is still held here, so its release is not observable).
         await using var runtime = new BocRuntime(new BocRuntimeOptions { WorkerCount = 2 });
         (WeakReference state, WeakReference cown) = SpawnOnAFreshCownWithAFreshState(runtime);
         await runtime.WaitForQuiescenceAsync().Guard();
