@@ -5,7 +5,8 @@
 // Runs one Savina workload over and over in one plain process, for a sampling profiler or an event trace to look at
 // (perf record with DOTNET_PerfMapEnabled=1, dotnet-trace, dotnet-counters): BenchmarkDotNet's child processes are
 // short-lived and mostly its own code. Prints each run's time (median, min-max per block), so the profile's run can be
-// matched with the benchmark's.
+// matched with the benchmark's, and for a workload that reports metrics (a retry storm's attempts) those of each block's
+// fastest and slowest run.
 //
 //   dotnet run -c Release benchmarks/tools/SavinaLoop.cs -- PingPongActor [--size Paper] [--seconds 20] [--workers N] [--block 50]
 //
@@ -45,6 +46,7 @@ Type type = typeof(SavinaRun).Assembly.GetTypes().SingleOrDefault(t => t.Name ==
 var options = new BocRuntimeOptions { Dispatcher = SavinaBenchmarkBase.DispatcherFromEnvironment(), WorkerCount = workers };
 using var runtime = new BocRuntime(options);
 var times = new List<double>();
+var metrics = new List<(double Ms, string Text)>();
 var total = Stopwatch.StartNew();
 int block = 0;
 int gen2Before = GC.CollectionCount(2);
@@ -57,6 +59,12 @@ while (total.Elapsed.TotalSeconds < seconds)
     long start = Stopwatch.GetTimestamp();
     await run.RunAsync();
     times.Add(Stopwatch.GetElapsedTime(start).TotalMilliseconds);
+    string runMetrics = run.Metrics;
+    if (runMetrics.Length > 0)
+    {
+        metrics.Add((times[^1], runMetrics));
+    }
+
     if (times.Count == blockRuns)
     {
         // Collections and allocation include each run's untimed Build, as a garbage-heavy setup also costs the timed part.
@@ -68,6 +76,15 @@ while (total.Elapsed.TotalSeconds < seconds)
             $"{name} block {block++}: median {times[times.Count / 2]:F2} ms ({times[0]:F2}-{times[^1]:F2}), {times.Count} runs, " +
             $"{(gen2 - gen2Before) / (double)times.Count:F2} gen2 (gen0 {GC.CollectionCount(0)}, gen1 {GC.CollectionCount(1)} so far), {(allocated - allocatedBefore) / 1e6 / times.Count:F1} MB allocated " +
             $"and {(poolItems - poolItemsBefore) / (double)times.Count:F0} thread-pool items per run"));
+        if (metrics.Count > 0)
+        {
+            // A workload's own counts (retries, attempts) for its fastest and slowest runs of the block, to set beside
+            // their times.
+            metrics.Sort((a, b) => a.Ms.CompareTo(b.Ms));
+            Console.WriteLine(string.Create(inv, $"  fastest {metrics[0].Ms:F2} ms: {metrics[0].Text}; slowest {metrics[^1].Ms:F2} ms: {metrics[^1].Text}"));
+            metrics.Clear();
+        }
+
         poolItemsBefore = poolItems;
         gen2Before = gen2;
         allocatedBefore = allocated;
