@@ -11,7 +11,8 @@ namespace Boc.Benchmarks.Micro;
 /// one (the baseline: the spawn path reads one static flag), without a scope in a process that has begun one (the
 /// spawn also looks for an ambient scope and the running body's scope), and as members of one scope begun and finished
 /// per invocation (counted in and out, registered for cancellation; the scope's own cost is spread over N members).
-/// (2) Per request: one scope around one awaited behaviour, against the awaited behaviour alone. Each BenchmarkDotNet
+/// (2) Per request: one scope around one awaited behaviour, with neither a deadline nor a token, and with both (a
+/// request handler's scope: the seat-booking service's), against the awaited behaviour alone. Each BenchmarkDotNet
 /// case runs in a process of its own, so the first baseline's process never begins a scope.
 /// </summary>
 [Config(typeof(MicroConfig))]
@@ -20,6 +21,9 @@ public class ScopeBenchmarks : TwoDispatchers
     public const int N = 1024;
 
     private readonly Countdown _countdown = new();
+
+    // A request's token that is never canceled, as a request's is when the client stays.
+    private readonly CancellationTokenSource _requestAborted = new();
     private Cown<Cell>[] _cowns = null!;
 
     [GlobalSetup(Targets = [nameof(NoScopeOnBocScheduler), nameof(NoScopeOnThreadPool), nameof(RequestWithoutScope)])]
@@ -34,11 +38,15 @@ public class ScopeBenchmarks : TwoDispatchers
         PoolRuntime.BeginScope().FinishAsync().GetAwaiter().GetResult();
     }
 
-    [GlobalSetup(Targets = [nameof(MembersOnBocScheduler), nameof(MembersOnThreadPool), nameof(RequestWithScope)])]
+    [GlobalSetup(Targets = [nameof(MembersOnBocScheduler), nameof(MembersOnThreadPool), nameof(RequestWithScope), nameof(RequestWithDeadlineScope)])]
     public void SetupMembers() => Setup();
 
     [GlobalCleanup]
-    public void Cleanup() => DisposeRuntimes();
+    public void Cleanup()
+    {
+        DisposeRuntimes();
+        _requestAborted.Dispose();
+    }
 
     [Benchmark(Baseline = true, OperationsPerInvoke = N, Description = "no scope, BocScheduler")]
     [BenchmarkCategory("member, BocScheduler")]
@@ -73,6 +81,16 @@ public class ScopeBenchmarks : TwoDispatchers
     public void RequestWithScope()
     {
         BocScope scope = PoolRuntime.BeginScope();
+        PoolRuntime.WhenAsync(_cowns[0], static c => c.Value++).AsTask().GetAwaiter().GetResult();
+        scope.FinishAsync().GetAwaiter().GetResult();
+    }
+
+    [Benchmark(Description = "scope with a deadline and a token + awaited behaviour, thread pool")]
+    [BenchmarkCategory("request")]
+    public void RequestWithDeadlineScope()
+    {
+        // The deadline never fires: it is set and disposed, as a request that ends in time sets and disposes it.
+        BocScope scope = PoolRuntime.BeginScope(TimeSpan.FromSeconds(10), _requestAborted.Token);
         PoolRuntime.WhenAsync(_cowns[0], static c => c.Value++).AsTask().GetAwaiter().GetResult();
         scope.FinishAsync().GetAwaiter().GetResult();
     }
