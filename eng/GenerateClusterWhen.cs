@@ -119,7 +119,7 @@ void Emit(int arity, bool list, Form form, bool token)
         api.AppendLine("    /// <exception cref=\"OperationCanceledException\">The token was canceled before the behaviour held every cown; nothing was written.</exception>");
     }
 
-    api.AppendLine("    /// <exception cref=\"BocClusterException\">Cowns were unavailable for every attempt; nothing was written.</exception>");
+    api.AppendLine("    /// <exception cref=\"BocClusterException\">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>");
     api.AppendLine("    /// <exception cref=\"BocClusterOutcomeUnknownException\">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>");
     api.AppendLine("    /// <exception cref=\"BocClusterDuplicateException\">Spawned through <see cref=\"WithIdempotencyKey(string)\"/> with a key that already committed: not run.</exception>");
     api.AppendLine($"    {signature}");

@@ -64,6 +64,10 @@ public sealed partial class BocCluster
                 case Decision.Duplicate:
                     await AbandonAsync().ConfigureAwait(true);
                     throw new BocClusterDuplicateException(_spawner._idempotencyKey!, coordinator.Name);
+                case Decision.Fenced:
+                    await AbandonAsync().ConfigureAwait(true);
+                    BocClusterMetrics.Count(BocClusterMetrics.Failed);
+                    throw new BocClusterException(Fenced(coordinator));
                 default:
                     await _renewer.StopAsync().ConfigureAwait(true);
                     throw OutcomeUnknown(coordinator, reads, null);
@@ -87,7 +91,7 @@ public sealed partial class BocCluster
             {
                 try
                 {
-                    Task<Decision> commit = coordinator.Commit(Id, participants, _startedUtc, _spawner._idempotencyKey);
+                    Task<Decision> commit = coordinator.Commit(Id, participants, Stopwatch.GetElapsedTime(_started), _spawner._idempotencyKey);
                     if (first)
                     {
                         first = false;

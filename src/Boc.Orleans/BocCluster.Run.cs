@@ -27,6 +27,7 @@ public sealed partial class BocCluster
         span?.SetTag("boc.cowns", plan.Entries.Length);
         BocClusterMetrics.Count(BocClusterMetrics.Spawned);
         Exception? lastFailure = null;
+        KeyKeeper? keeper = KeyKeeper.Start(plan.Coordinator, _idempotencyKey, _options.LeaseDuration, _logger);
         try
         {
             for (int attempt = 0; attempt < _options.MaxAttempts; attempt++)
@@ -38,7 +39,7 @@ public sealed partial class BocCluster
                 }
 
                 Interlocked.Increment(ref s_attempts);
-                var run = new Attempt(this, plan, attempt);
+                var run = new Attempt(this, plan, attempt, started);
                 (bool committed, TResult result, string? reason, Exception? failure) = await run.ExecuteAsync(body, cancellationToken).ConfigureAwait(true);
                 if (committed)
                 {
@@ -52,11 +53,19 @@ public sealed partial class BocCluster
                 BocClusterMetrics.Abandon(reason!);
                 Log.AttemptAbandoned(_logger, failure, plan.Describe(), attempt + 1, run.Id, reason!);
                 lastFailure = failure ?? new CownLostException(reason!);
+                await (Root.BetweenAttemptsHook?.Invoke(run.Id) ?? Task.CompletedTask).ConfigureAwait(true);
             }
         }
         catch (Exception failure) when (SetError(span, failure))
         {
             throw;
+        }
+        finally
+        {
+            if (keeper is not null)
+            {
+                await keeper.StopAsync().ConfigureAwait(true);
+            }
         }
 
         BocClusterMetrics.Count(BocClusterMetrics.Failed);
@@ -85,11 +94,13 @@ public sealed partial class BocCluster
         private readonly SpawnPlan _plan;
         private readonly CownEntry[] _entries;
         private readonly LeaseRenewer _renewer;
-        private readonly DateTime _startedUtc = DateTime.UtcNow;
+        private readonly long _started = Stopwatch.GetTimestamp();
+        private readonly long _callStarted;
 
-        public Attempt(BocCluster spawner, SpawnPlan plan, int number)
+        public Attempt(BocCluster spawner, SpawnPlan plan, int number, long callStarted)
         {
             _spawner = spawner;
+            _callStarted = callStarted;
             _plan = plan;
             _entries = plan.Entries;
             Number = number;
@@ -136,6 +147,13 @@ public sealed partial class BocCluster
             catch (SpawnerCrashException)
             {
                 throw;
+            }
+            catch (KeyFencedException fenced)
+            {
+                // Definitive, not retried: no attempt with the key may commit any more.
+                await AbandonAsync().ConfigureAwait(true);
+                BocClusterMetrics.Count(BocClusterMetrics.Failed);
+                throw new BocClusterException(fenced.Message, fenced);
             }
 #pragma warning disable CA1031 // Any failure to reach a cown abandons the attempt; the last one is reported.
             catch (Exception failure)
@@ -186,6 +204,13 @@ public sealed partial class BocCluster
                     // The first call is awaited even when canceled: the request it creates must exist before the release
                     // that withdraws it is sent, or the release could overtake it and the request wait out its lease.
                     string? key = entry.GrainId == coordinator ? _spawner._idempotencyKey : null;
+                    if (key is not null && Stopwatch.GetElapsedTime(_callStarted) > Options.CommitRecordRetention / 2)
+                    {
+                        // A fence lasts the retention from the lookup that set it: a call this old no longer queues with
+                        // its key, so a lookup's NotCommitted stays true after its fence is gone.
+                        throw new KeyFencedException($"The behaviour over {_plan.Describe()} with the idempotency key '{key}' was not run again: it has been retried for half of CommitRecordRetention, after which a fenced key's refusal could have expired. Nothing was written.");
+                    }
+
                     CownReply reply = await entry.Enqueue(Id, first: true, poll, key).ConfigureAwait(true);
                     while (reply != CownReply.Ready)
                     {
@@ -220,6 +245,9 @@ public sealed partial class BocCluster
             }
         }
 
+        private string Fenced(CownEntry coordinator) =>
+            $"The behaviour over {_plan.Describe()} was not run: its idempotency key '{_spawner._idempotencyKey}' is fenced at the coordinator {coordinator.Name} (a lookup answered NotCommitted for it), so nothing with the key may commit there. Nothing was written; spawn it under a new key if it is still wanted.";
+
         /// <summary>
         /// Releases every cown the attempt may have reached, unchanged (a prepared value dropped). Only after a decision
         /// that nothing commits: before the commit was sent, or on a fenced Aborted. Bounded: a cown that misses it evicts
@@ -243,8 +271,13 @@ public sealed partial class BocCluster
             await Task.WhenAny(releases, Task.Delay(Options.LeaseDuration / 3)).ConfigureAwait(true);
         }
 
-        private static void ThrowIfLost(CownReply reply, CownEntry entry)
+        private void ThrowIfLost(CownReply reply, CownEntry entry)
         {
+            if (reply == CownReply.Fenced)
+            {
+                throw new KeyFencedException(Fenced(entry));
+            }
+
             if (reply == CownReply.Lost)
             {
                 throw new CownLostException($"{entry.Name} no longer holds the behaviour's request.");

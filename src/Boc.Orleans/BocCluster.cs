@@ -58,6 +58,9 @@ public sealed partial class BocCluster : IBocCluster
     /// <summary>Test hook: called at each step of every attempt; throwing <see cref="SpawnerCrashException"/> kills the spawner there.</summary>
     internal Func<SpawnerStep, Guid, Task>? FaultHook { get; set; }
 
+    /// <summary>Test hook: called after an attempt was abandoned, before the back-off and the next attempt.</summary>
+    internal Func<Guid, Task>? BetweenAttemptsHook { get; set; }
+
     /// <summary>Attempts started by every spawner of the process (tests and benchmarks read it).</summary>
     internal static long Attempts => Interlocked.Read(ref s_attempts);
 

@@ -2,7 +2,9 @@ namespace Boc.Orleans;
 
 /// <summary>
 /// A distributed behaviour could not be run: every attempt (<see cref="BocClusterOptions.MaxAttempts"/>) was abandoned
-/// because a cown became unavailable. None of the attempts wrote anything; the last failure is the inner exception.
+/// because a cown became unavailable, or its idempotency key was fenced by a lookup that answered NotCommitted (or the
+/// keyed call had run for half of <see cref="BocClusterOptions.CommitRecordRetention"/>). None of the attempts wrote
+/// anything; the last failure is the inner exception.
 /// </summary>
 public sealed class BocClusterException : Exception
 {

@@ -56,11 +56,12 @@ public sealed class BocClusterOptions
     /// <summary>
     /// Gets or sets how long a coordinator keeps a commit record that nobody may need any more (10 minutes by default):
     /// one whose spawner never said it had its answer, or one with an idempotency key, whose outcome
-    /// <see cref="IBocCluster.GetOutcomeAsync{T}(ClusterCown{T}, string)"/> can look up for this long. A spawner that
-    /// could not learn its commit's outcome for half of this reports <see cref="BocClusterOutcomeUnknownException"/>.
+    /// <see cref="IBocCluster.GetOutcomeAsync{T}(ClusterCown{T}, string)"/> can look up for this long; and how long a key
+    /// that a lookup answered NotCommitted for stays fenced. Measured on the coordinator's monotonic clock from when its
+    /// activation wrote or read the record, so clock skew between machines does not shorten it. A spawner that could not
+    /// learn its commit's outcome for half of this reports <see cref="BocClusterOutcomeUnknownException"/>, and a keyed call
+    /// stops retrying after half of this.
     /// </summary>
-    /// <remarks>Keep it many leases long: it bounds how long a spawner may be paused in the middle of its commit.</remarks>
-    /// <exception cref="ArgumentOutOfRangeException">The value is not positive.</exception>
     public TimeSpan CommitRecordRetention
     {
         get => _commitRecordRetention;

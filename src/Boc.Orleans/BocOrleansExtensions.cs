@@ -1,5 +1,7 @@
 using Boc.Orleans;
+using Boc.Orleans.Grains;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 
 namespace Orleans.Hosting;
 
@@ -57,5 +59,6 @@ public static class BocOrleansExtensions
         }
 
         services.AddSingleton<IBocCluster, BocCluster>();
+        services.TryAddSingleton(CownClock.System);
     }
 }

@@ -8,8 +8,10 @@ public enum ClusterOutcome
 {
     /// <summary>
     /// No behaviour with the key committed at this coordinator within the retention
-    /// (<see cref="BocClusterOptions.CommitRecordRetention"/>), and none with the key holds it now: a spawn retried with
-    /// the key will run. Also the answer for a key older than the retention.
+    /// (<see cref="BocClusterOptions.CommitRecordRetention"/>), none is live, and none will commit there: the lookup that
+    /// answers this fences the key for the retention, so a call with the key that is still running (between attempts, or
+    /// paused) or started later fails with <see cref="BocClusterException"/>, having written nothing. Run the operation
+    /// again under a new key if it is still wanted.
     /// </summary>
     NotCommitted,
 
@@ -17,8 +19,9 @@ public enum ClusterOutcome
     Committed,
 
     /// <summary>
-    /// A behaviour with the key holds the coordinator now and has not committed yet: ask again once it has finished (its
-    /// spawner is running it, or has died and the cown will evict it within a lease).
+    /// A call with the key is live: one of its attempts is queued at the coordinator or holds it, or its spawner has been
+    /// heard from within a lease (it keeps the key held between attempts). Ask again once it has finished; a spawner that
+    /// died loses the hold a lease later.
     /// </summary>
     Pending,
 }

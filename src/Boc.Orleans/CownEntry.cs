@@ -37,7 +37,10 @@ internal abstract class CownEntry
     public abstract Task<CownReply> Prepare(Guid behaviour, GrainId coordinator);
 
     /// <summary>Commits at the coordinator, writing the state.</summary>
-    public abstract Task<Decision> Commit(Guid behaviour, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey);
+    public abstract Task<Decision> Commit(Guid behaviour, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey);
+
+    /// <summary>Keeps a live call's idempotency key held at the coordinator between attempts.</summary>
+    public abstract Task<CownReply> KeepKey(string idempotencyKey);
 
     public abstract Task<ReleaseReply> Release(Guid behaviour, bool apply);
 
@@ -74,8 +77,10 @@ internal sealed class CownEntry<T> : CownEntry
 
     public override Task<CownReply> Prepare(Guid behaviour, GrainId coordinator) => _grain.Prepare(behaviour, (T)State!, coordinator);
 
-    public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey) =>
-        _grain.Commit(behaviour, (T)State!, participants, attemptStartedUtc, idempotencyKey);
+    public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey) =>
+        _grain.Commit(behaviour, (T)State!, participants, attemptAge, idempotencyKey);
+
+    public override Task<CownReply> KeepKey(string idempotencyKey) => _grain.KeepKey(idempotencyKey);
 
     public override Task<ReleaseReply> Release(Guid behaviour, bool apply) => _grain.Release(behaviour, apply);
 

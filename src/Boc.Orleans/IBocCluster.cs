@@ -26,8 +26,18 @@ public partial interface IBocCluster
     /// Gets a view of this spawner whose behaviours carry <paramref name="idempotencyKey"/>: one logical operation (a
     /// transfer with a request id, say) that a caller may retry after an unknown outcome without applying it twice. A
     /// behaviour with a key that already committed at the same coordinator within
-    /// <see cref="BocClusterOptions.CommitRecordRetention"/> is not run (<see cref="BocClusterDuplicateException"/>).
+    /// <see cref="BocClusterOptions.CommitRecordRetention"/> is not run (<see cref="BocClusterDuplicateException"/>); one
+    /// with a key that <see cref="GetOutcomeAsync{T}(ClusterCown{T}, string)"/> answered NotCommitted for is not run
+    /// either (<see cref="BocClusterException"/>: nothing written).
     /// </summary>
+    /// <remarks>
+    /// The retention is measured on each coordinator activation's monotonic clock from when it wrote or read the record,
+    /// never on a wall clock: clock skew between machines cannot shorten it (a reactivation restarts the count, so a record
+    /// may be kept longer). A keyed call stops retrying once it has run for half the retention
+    /// (<see cref="BocClusterException"/>, nothing written), so every attempt that can commit reaches its coordinator
+    /// within the retention of a lookup's answer, unless one of its messages takes longer than half the retention to
+    /// arrive.
+    /// </remarks>
     /// <param name="idempotencyKey">The operation's key, unique among the operations on the same cowns.</param>
     /// <returns>A spawner sharing this one's connection and its per-spawner order.</returns>
     /// <exception cref="ArgumentException"><paramref name="idempotencyKey"/> is null or empty.</exception>
@@ -36,12 +46,19 @@ public partial interface IBocCluster
     /// <summary>
     /// Looks up what <paramref name="coordinator"/> knows of the behaviour spawned with
     /// <paramref name="idempotencyKey"/>: the coordinator is the behaviour's first written cown in the global order, as
-    /// <see cref="BocClusterOutcomeUnknownException.Coordinator"/> names it.
+    /// <see cref="BocClusterOutcomeUnknownException.Coordinator"/> names it. Every answer is final in its own way:
+    /// Committed is durable; NotCommitted fences the key, so nothing with it commits there afterwards; Pending means ask
+    /// again.
     /// </summary>
     /// <typeparam name="T">The type of the coordinator's state.</typeparam>
     /// <param name="coordinator">The behaviour's coordinator cown.</param>
     /// <param name="idempotencyKey">The key the behaviour was spawned with.</param>
-    /// <returns>Committed, not committed (definitively: nothing with the key can commit there later), or pending.</returns>
+    /// <returns>
+    /// <see cref="ClusterOutcome.Committed"/>, <see cref="ClusterOutcome.Pending"/> (a call with the key is live), or
+    /// <see cref="ClusterOutcome.NotCommitted"/>: nothing with the key committed there, and nothing will for
+    /// <see cref="BocClusterOptions.CommitRecordRetention"/>, because the lookup fences the key: a call with the key still
+    /// running, or a new one, fails with <see cref="BocClusterException"/> having written nothing.
+    /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="coordinator"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="idempotencyKey"/> is null or empty, or the cown belongs to another connection.</exception>
     Task<ClusterOutcome> GetOutcomeAsync<T>(ClusterCown<T> coordinator, string idempotencyKey)

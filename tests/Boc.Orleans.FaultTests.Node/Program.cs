@@ -8,6 +8,10 @@
 //            or: inside=K1,K2 gate=NAME: one read holding its cowns (marked in Redis) until the gate opens
 //   writer   redis=… cluster=… prefix=… key=K journal=PATH        one write; journals "overlap" if a reader is inside
 //   collect  redis=… cluster=…                                   forces collection of every idle activation
+//   keyed    redis=… cluster=… prefix=… from=K [to=K] id=N key=KEY journal=PATH [gate=NAME repeat=N delay-ms=N]   KeyedRole.cs
+//   lookup   redis=… cluster=… prefix=… coordinator=K key=KEY journal=PATH [reissue=true from= to= id=]
+//   members  redis=… cluster=… silos=N journal=PATH             journals "silos" once N silos are active
+//   (silo: skew-ms=N runs its cowns on a wall clock N ms ahead; every role: retention-ms)
 //
 // A silo prints "ready" once started. Journals get one line per event, flushed at once, so a kill -9 loses none that
 // was written: "start ID FROM TO AMOUNT", "ok ID", "nothing ID" (BocClusterException: nothing written), "unknown ID"
@@ -23,5 +27,8 @@ return settings.Role switch
     "reader" => await ReaderRole.RunAsync(settings),
     "writer" => await ReaderRole.WriteAsync(settings),
     "collect" => await ReaderRole.CollectAsync(settings),
+    "keyed" => await KeyedRole.RunAsync(settings),
+    "lookup" => await KeyedRole.LookUpAsync(settings),
+    "members" => await KeyedRole.MembersAsync(settings),
     _ => throw new ArgumentException($"unknown role {settings.Role}"),
 };

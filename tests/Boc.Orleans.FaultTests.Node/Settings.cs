@@ -33,5 +33,9 @@ public sealed class Settings(string role, Dictionary<string, string> values)
         options.LeaseDuration = Millis("lease-ms", 2000);
         options.PollInterval = Millis("poll-ms", 500);
         options.MaxAttempts = Number("max-attempts", 40);
+        if (values.ContainsKey("retention-ms"))
+        {
+            options.CommitRecordRetention = Millis("retention-ms", 0);
+        }
     }
 }

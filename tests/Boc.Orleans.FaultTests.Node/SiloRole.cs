@@ -59,6 +59,12 @@ internal static class SiloRole
             }));
             silo.Services.AddGrainStorage(BocCluster.StorageName, (services, _) =>
                 new FaultInjectingStorage(services.GetRequiredKeyedService<IGrainStorage>("BocCownsRedis"), control.GetDatabase(), cluster));
+            if (settings.Number("skew-ms", 0) is int skew and not 0)
+            {
+                // Registered before AddBocCowns, which keeps a clock already registered.
+                silo.Services.AddSingleton(new Grains.CownClock(new SkewedTime(TimeSpan.FromMilliseconds(skew))));
+            }
+
             silo.AddBocCowns(settings.ApplyBoc);
 
             // Random placement, as in the in-process fixture: Orleans' default (resource-optimized, preferring the

@@ -221,7 +221,7 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// Where the cowns live: writes each of the first <paramref name="accounts"/> once, with an observing fault that
     /// records the writing silo's pid, and returns one cown key per silo (pid to key), at most one key per silo.
     /// </summary>
-    private static async Task<Dictionary<int, string>> PlaceAsync(FaultRun run, string prefix, int accounts, params string[] args)
+    internal static async Task<Dictionary<int, string>> PlaceAsync(FaultRun run, string prefix, int accounts, params string[] args)
     {
         string[] rules = [.. Enumerable.Range(0, accounts).Select(i => Faults.Arm(run.Db, run.Cluster, $"{prefix}{i}", Faults.Kind.Observe, TimeSpan.Zero))];
         NodeProcess[] touches = [.. Enumerable.Range(0, accounts).Select(i =>
@@ -238,7 +238,7 @@ public sealed class ProcessFaultTests(RedisServer redis)
         return silos;
     }
 
-    private static async Task OpenAsync(FaultRun run, string prefix, int accounts)
+    internal static async Task OpenAsync(FaultRun run, string prefix, int accounts)
     {
         NodeProcess opener = run.Start("opener", "spawner", [$"prefix={prefix}", $"accounts={accounts}", "open=true", "transfers=0", $"journal={run.JournalPath("opener")}"]);
         await run.WaitForJournalAsync("opener", "done", TimeSpan.FromMinutes(2));
@@ -249,7 +249,7 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// Progress: a writer is granted on every account within a bound (a lease after the last spawner's last message,
     /// plus failure detection and a slow machine), and every write-back has been applied or dropped by then.
     /// </summary>
-    private static async Task AssertGrantedAgainAsync(FaultRun run, string prefix, int accounts)
+    internal static async Task AssertGrantedAgainAsync(FaultRun run, string prefix, int accounts)
     {
         TimeSpan bound = (10 * run.Lease) + TimeSpan.FromSeconds(20);
         string journal = $"probe-{Guid.NewGuid().ToString("N")[..4]}";

@@ -1,3 +1,5 @@
+using Boc.Orleans.Grains;
+
 namespace Boc.Orleans.Tests;
 
 /// <summary>
@@ -15,7 +17,6 @@ public sealed class IdempotencyTests(FaultClusterFixture fixture)
         IBocCluster boc = fixture.Boc;
         ClusterCown<Account> a = boc.Cown<Account>(_prefix + "a");
         ClusterCown<Account> b = boc.Cown<Account>(_prefix + "b");
-        Assert.Equal(ClusterOutcome.NotCommitted, await boc.GetOutcomeAsync(a, "t-1"));
 
         await boc.WithIdempotencyKey("t-1").WhenAsync(a, b, (x, y) => { x.Balance -= 10; y.Balance += 10; });
         var duplicate = await Assert.ThrowsAsync<BocClusterDuplicateException>(
@@ -28,6 +29,48 @@ public sealed class IdempotencyTests(FaultClusterFixture fixture)
         Assert.Equal(ClusterOutcome.Committed, await boc.GetOutcomeAsync(a, "t-1"));
         Assert.Equal(ClusterOutcome.Committed, await boc.GetOutcomeAsync(a, "t-2"));
         Assert.Equal(ClusterOutcome.NotCommitted, await boc.GetOutcomeAsync(a, "t-3"));
+    }
+
+    [Fact]
+    public async Task A_NotCommitted_answer_fences_the_key_so_a_spawn_with_it_fails_and_writes_nothing()
+    {
+        IBocCluster boc = fixture.Boc;
+        ClusterCown<Account> a = boc.Cown<Account>(_prefix + "fa");
+        ClusterCown<Account> b = boc.Cown<Account>(_prefix + "fb");
+        Assert.Equal(ClusterOutcome.NotCommitted, await boc.GetOutcomeAsync(a, "fenced"));
+
+        // Definitive: a call with the key (a late attempt of a call the caller gave up on, or a new one) cannot commit.
+        BocClusterException refused = await Assert.ThrowsAsync<BocClusterException>(
+            () => boc.WithIdempotencyKey("fenced").WhenAsync(a, b, (x, y) => { x.Balance -= 10; y.Balance += 10; }));
+        Assert.Contains("fenced", refused.Message, StringComparison.Ordinal);
+        Assert.Equal((0L, 0L), await boc.WhenAsync(BocCluster.Read(a), BocCluster.Read(b), (x, y) => (x.Balance, y.Balance)));
+        Assert.Equal(ClusterOutcome.NotCommitted, await boc.GetOutcomeAsync(a, "fenced"));
+
+        // The coordinator is not held by the refused call: other keys run.
+        await boc.WithIdempotencyKey("other").WhenAsync(a, b, (x, y) => { x.Balance -= 1; y.Balance += 1; });
+        Assert.Equal((-1L, 1L), await boc.WhenAsync(BocCluster.Read(a), BocCluster.Read(b), (x, y) => (x.Balance, y.Balance)));
+    }
+
+    [Fact]
+    public async Task A_lookup_between_the_attempts_of_a_keyed_call_says_pending_and_the_call_commits_once()
+    {
+        // The first attempt's prepare at b fails, so it is abandoned and gives the coordinator back; the lookup runs in
+        // the gap before the next attempt, when no request with the key is queued at the coordinator.
+        var ledger = new Ledger(fixture, $"gap-{Guid.NewGuid():N}-", 100);
+        await ledger.OpenAsync("a", "b");
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("b")), r => r is CownRecord<LedgerAccount> { Prepared: not null }, FaultKind.StallThenFail, TimeSpan.FromMilliseconds(200));
+        BocCluster spawner = fixture.NewSpawner();
+        var answers = new List<ClusterOutcome>();
+        ClusterCown<LedgerAccount> coordinator = spawner.Cown<LedgerAccount>(ledger.Key("a"));
+        spawner.BetweenAttemptsHook = async _ => answers.Add(await spawner.GetOutcomeAsync(coordinator, "gap"));
+
+        await ledger.TransferAsync(spawner.WithIdempotencyKey("gap"), 1, "a", "b", 10);
+        Assert.Equal("failed", await fault.Outcome.Task);
+        Assert.NotEmpty(answers);
+        Assert.True(!answers.Contains(ClusterOutcome.NotCommitted), $"a lookup answered NotCommitted ({string.Join(", ", answers)}) while the call could still commit, and it did");
+        Assert.Equal(ClusterOutcome.Committed, await spawner.GetOutcomeAsync(coordinator, "gap"));
+        ledger.AssertConsistent("lookup between attempts", "a", "b");
+        Assert.True(ledger.Committed(1, "lookup between attempts"));
     }
 
     [Fact]

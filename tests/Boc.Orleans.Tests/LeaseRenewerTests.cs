@@ -90,7 +90,9 @@ public sealed class LeaseRenewerTests
 
         public override Task<CownReply> Prepare(Guid behaviour, GrainId coordinator) => throw new NotSupportedException();
 
-        public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey) => throw new NotSupportedException();
+        public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey) => throw new NotSupportedException();
+
+        public override Task<CownReply> KeepKey(string idempotencyKey) => throw new NotSupportedException();
 
         public override Task<ReleaseReply> Release(Guid behaviour, bool apply) => throw new NotSupportedException();
 

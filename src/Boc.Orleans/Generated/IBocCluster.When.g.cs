@@ -15,7 +15,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1>(ClusterAcquirable<T1> c1, Action<T1> body)
@@ -31,7 +31,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1>(ClusterAcquirable<T1> c1, Action<T1> body, CancellationToken cancellationToken)
@@ -46,7 +46,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, TResult> body)
@@ -63,7 +63,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, TResult> body, CancellationToken cancellationToken)
@@ -77,7 +77,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1>(ClusterAcquirable<T1> c1, Func<T1, Task> body)
@@ -93,7 +93,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1>(ClusterAcquirable<T1> c1, Func<T1, Task> body, CancellationToken cancellationToken)
@@ -108,7 +108,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, Task<TResult>> body)
@@ -125,7 +125,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, TResult>(ClusterAcquirable<T1> c1, Func<T1, Task<TResult>> body, CancellationToken cancellationToken)
@@ -141,7 +141,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Action<T1, T2> body)
@@ -160,7 +160,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Action<T1, T2> body, CancellationToken cancellationToken)
@@ -178,7 +178,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, TResult> body)
@@ -198,7 +198,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, TResult> body, CancellationToken cancellationToken)
@@ -215,7 +215,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task> body)
@@ -234,7 +234,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task> body, CancellationToken cancellationToken)
@@ -252,7 +252,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body)
@@ -272,7 +272,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, Func<T1, T2, Task<TResult>> body, CancellationToken cancellationToken)
@@ -291,7 +291,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2, T3>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Action<T1, T2, T3> body)
@@ -313,7 +313,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2, T3>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Action<T1, T2, T3> body, CancellationToken cancellationToken)
@@ -334,7 +334,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, TResult> body)
@@ -357,7 +357,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, TResult> body, CancellationToken cancellationToken)
@@ -377,7 +377,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2, T3>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task> body)
@@ -399,7 +399,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T1, T2, T3>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task> body, CancellationToken cancellationToken)
@@ -420,7 +420,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body)
@@ -443,7 +443,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T1, T2, T3, TResult>(ClusterAcquirable<T1> c1, ClusterAcquirable<T2> c2, ClusterAcquirable<T3> c3, Func<T1, T2, T3, Task<TResult>> body, CancellationToken cancellationToken)
@@ -459,7 +459,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T>(IReadOnlyList<ClusterAcquirable<T>> cowns, Action<IReadOnlyList<T>> body)
@@ -475,7 +475,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T>(IReadOnlyList<ClusterAcquirable<T>> cowns, Action<IReadOnlyList<T>> body, CancellationToken cancellationToken)
@@ -490,7 +490,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, TResult> body)
@@ -507,7 +507,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, TResult> body, CancellationToken cancellationToken)
@@ -521,7 +521,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task> body)
@@ -537,7 +537,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task WhenAsync<T>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task> body, CancellationToken cancellationToken)
@@ -552,7 +552,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentNullException">A cown or the body is null.</exception>
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task<TResult>> body)
@@ -569,7 +569,7 @@ public partial interface IBocCluster
     /// <exception cref="ArgumentException">A cown belongs to another cluster connection, or the list is empty or holds null.</exception>
     /// <exception cref="InvalidOperationException">A body this call runs inside holds one of the cowns (and one of the two writes it): the behaviour would wait for that body.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled before the behaviour held every cown; nothing was written.</exception>
-    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt; nothing was written.</exception>
+    /// <exception cref="BocClusterException">Cowns were unavailable for every attempt, or the idempotency key was fenced by a lookup that answered NotCommitted; nothing was written.</exception>
     /// <exception cref="BocClusterOutcomeUnknownException">The coordinator cown could not be reached to learn the commit's outcome: the writes happened everywhere or nowhere.</exception>
     /// <exception cref="BocClusterDuplicateException">Spawned through <see cref="WithIdempotencyKey(string)"/> with a key that already committed: not run.</exception>
     Task<TResult> WhenAsync<T, TResult>(IReadOnlyList<ClusterAcquirable<T>> cowns, Func<IReadOnlyList<T>, Task<TResult>> body, CancellationToken cancellationToken)

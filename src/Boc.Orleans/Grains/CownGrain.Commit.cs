@@ -38,7 +38,7 @@ internal sealed partial class CownGrain<T>
         return CownReply.Ready;
     }
 
-    public async Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey)
+    public async Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey)
     {
         ThrowIfPoisoned();
         if (_durable.FindCommit(behaviour) is not null)
@@ -51,6 +51,11 @@ internal sealed partial class CownGrain<T>
             return Decision.Duplicate;
         }
 
+        if (idempotencyKey is not null && IsFenced(idempotencyKey))
+        {
+            return Decision.Fenced;
+        }
+
         if (_queue.Find(behaviour) is { } request && request.Write && IsGranted(request))
         {
             // The request stays until the record is durable: at every moment one of the two exists, so a participant's
@@ -61,7 +66,7 @@ internal sealed partial class CownGrain<T>
                 await WriteAsync(r => r with
                 {
                     Value = state,
-                    Commits = [.. r.Commits, new CommitRecord(behaviour, participants, DateTime.UtcNow, idempotencyKey)],
+                    Commits = [.. r.Commits, new CommitRecord(behaviour, participants, _clock.UtcNow, idempotencyKey)],
                 }).ConfigureAwait(true);
             }
             finally
@@ -81,7 +86,7 @@ internal sealed partial class CownGrain<T>
             return Decision.Committed;
         }
 
-        return await DecideWithoutRecordAsync(behaviour, attemptStartedUtc).ConfigureAwait(true);
+        return await DecideWithoutRecordAsync(behaviour, attemptAge).ConfigureAwait(true);
     }
 
     public Task<Decision> Decide(Guid behaviour)
@@ -100,7 +105,7 @@ internal sealed partial class CownGrain<T>
     /// activation exists, this write fails and nothing is answered. After it, no record can appear (a commit needs the
     /// request, which never comes back), so Aborted is final.
     /// </summary>
-    private async Task<Decision> DecideWithoutRecordAsync(Guid behaviour, DateTime? attemptStartedUtc)
+    private async Task<Decision> DecideWithoutRecordAsync(Guid behaviour, TimeSpan? attemptAge)
     {
         await WriteAsync(r => r).ConfigureAwait(true);
         if (_durable.FindCommit(behaviour) is not null)
@@ -114,8 +119,9 @@ internal sealed partial class CownGrain<T>
         }
 
         // A record without participants may be dropped once the retention has passed; an attempt older than half of it
-        // cannot be told apart from one whose record went.
-        if (attemptStartedUtc is { } started && started < DateTime.UtcNow - (_options.CommitRecordRetention / 2))
+        // cannot be told apart from one whose record went. Its age is the spawner's own monotonic clock (the record was
+        // made after the attempt started, and is kept a retention after this activation learned of it): no wall clock.
+        if (attemptAge is { } age && age > _options.CommitRecordRetention / 2)
         {
             return Decision.Unknown;
         }
@@ -193,25 +199,5 @@ internal sealed partial class CownGrain<T>
         }
 
         return Task.CompletedTask;
-    }
-
-    public async Task<ClusterOutcome> LookUp(string idempotencyKey)
-    {
-        ThrowIfPoisoned();
-        if (Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey))
-        {
-            return ClusterOutcome.Committed;
-        }
-
-        if (_queue.Requests.Any(r => r.IdempotencyKey == idempotencyKey))
-        {
-            return ClusterOutcome.Pending;
-        }
-
-        // Fence (2): after this write no earlier activation's commit with the key can land, and none is queued here.
-        await WriteAsync(r => r).ConfigureAwait(true);
-        return Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey) ? ClusterOutcome.Committed
-            : _queue.Requests.Any(r => r.IdempotencyKey == idempotencyKey) ? ClusterOutcome.Pending
-            : ClusterOutcome.NotCommitted;
     }
 }

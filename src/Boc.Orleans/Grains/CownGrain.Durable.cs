@@ -16,6 +16,16 @@ internal sealed partial class CownGrain<T>
     /// </summary>
     private Guid _decided;
 
+    /// <summary>
+    /// When this activation learned of each commit record (<see cref="CownClock.Milliseconds"/>): read at activation, or
+    /// written. A record's retention counts from here, on this machine's monotonic clock, so no clock skew can shorten
+    /// it; a reactivation restarts the count, which only lengthens it.
+    /// </summary>
+    private readonly Dictionary<Guid, long> _recordLearned = [];
+
+    /// <summary>When this activation learned of each fenced key, as <see cref="_recordLearned"/>.</summary>
+    private readonly Dictionary<string, long> _fenceLearned = new(StringComparer.Ordinal);
+
     /// <summary>When this activation's last write succeeded (Environment.TickCount64), for the idle flush.</summary>
     private long _lastWrite;
 
@@ -46,6 +56,7 @@ internal sealed partial class CownGrain<T>
             }
 
             _durable = next;
+            Learn(next);
             _lastWrite = Environment.TickCount64;
             _forgotten.ExceptWith(dropping);
             _participantsApplied.ExceptWith(dropping);
@@ -63,16 +74,59 @@ internal sealed partial class CownGrain<T>
     /// <summary>
     /// The record without the commit records nobody can ask about any more: every participant applied, and the spawner
     /// has its answer (a record with an idempotency key stays for the retention, so its outcome can be looked up) or the
-    /// retention has passed (the spawner stops asking long before: docs/distributed.md, "Commit").
+    /// retention has passed (the spawner stops asking long before: docs/distributed.md, "Commit"); and without the fences
+    /// older than the retention. Ages are this activation's (<see cref="_recordLearned"/>), never a wall clock's.
     /// </summary>
     private CownRecord<T> DropSettled(CownRecord<T> record, out Guid[] dropping)
     {
-        DateTime expired = DateTime.UtcNow - _options.CommitRecordRetention;
+        long now = _clock.Milliseconds;
+        long retention = (long)_options.CommitRecordRetention.TotalMilliseconds;
         CommitRecord[] drop = Array.FindAll(record.Commits, c =>
             (c.Participants.Length == 0 || _participantsApplied.Contains(c.Behaviour))
-            && ((_forgotten.Contains(c.Behaviour) && c.IdempotencyKey is null) || c.CommittedUtc < expired));
+            && ((_forgotten.Contains(c.Behaviour) && c.IdempotencyKey is null) || now - _recordLearned.GetValueOrDefault(c.Behaviour, now) > retention));
+        string[] expiredFences = Array.FindAll(record.Fences, k => now - _fenceLearned.GetValueOrDefault(k, now) > retention);
         dropping = [.. drop.Select(c => c.Behaviour)];
-        return drop.Length == 0 ? record : record with { Commits = Array.FindAll(record.Commits, c => Array.IndexOf(drop, c) < 0) };
+        if (drop.Length == 0 && expiredFences.Length == 0)
+        {
+            return record;
+        }
+
+        return record with
+        {
+            Commits = drop.Length == 0 ? record.Commits : Array.FindAll(record.Commits, c => Array.IndexOf(drop, c) < 0),
+            Fences = expiredFences.Length == 0 ? record.Fences : Array.FindAll(record.Fences, k => Array.IndexOf(expiredFences, k) < 0),
+        };
+    }
+
+    /// <summary>Notes when this activation learned of the records and fences of <paramref name="record"/> it did not know, and forgets the ones it no longer holds.</summary>
+    private void Learn(CownRecord<T> record)
+    {
+        long now = _clock.Milliseconds;
+        foreach (CommitRecord commit in record.Commits)
+        {
+            _recordLearned.TryAdd(commit.Behaviour, now);
+        }
+
+        foreach (string key in record.Fences)
+        {
+            _fenceLearned.TryAdd(key, now);
+        }
+
+        if (_recordLearned.Count > record.Commits.Length)
+        {
+            foreach (Guid gone in _recordLearned.Keys.Where(b => record.FindCommit(b) is null).ToList())
+            {
+                _recordLearned.Remove(gone);
+            }
+        }
+
+        if (_fenceLearned.Count > record.Fences.Length)
+        {
+            foreach (string gone in _fenceLearned.Keys.Where(k => Array.IndexOf(record.Fences, k) < 0).ToList())
+            {
+                _fenceLearned.Remove(gone);
+            }
+        }
     }
 
     /// <summary>The record with a prepared value known committed folded into its value (see <see cref="_decided"/>).</summary>

@@ -29,6 +29,8 @@ internal sealed partial class CownGrain<T>
             _applied.Remove(applied.Key);
         }
 
+        ForgetKeyHolds(now);
+
         // Each recovery runs beside the tick, so a slow peer never holds back evictions.
         if (_durable.Prepared is { } prepared && prepared.Behaviour != _decided && !_resolving
             && (_queue.Find(prepared.Behaviour)?.LeaseUntil ?? _preparedDeadline) < now)
@@ -37,10 +39,10 @@ internal sealed partial class CownGrain<T>
             _ = ResolvePreparedAsync(prepared);
         }
 
-        DateTime settleBefore = DateTime.UtcNow - _options.LeaseDuration;
+        long learnedBefore = _clock.Milliseconds - LeaseMilliseconds;
         foreach (CommitRecord record in _durable.Commits)
         {
-            if (record.Participants.Length > 0 && record.CommittedUtc < settleBefore
+            if (record.Participants.Length > 0 && _recordLearned.GetValueOrDefault(record.Behaviour) < learnedBefore
                 && !_participantsApplied.Contains(record.Behaviour) && _settling.Add(record.Behaviour))
             {
                 _ = SettleAsync(record, recovery: true);

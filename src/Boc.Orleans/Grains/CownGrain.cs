@@ -45,6 +45,7 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     private readonly IPersistentState<CownRecord<T>> _record;
     private readonly BocClusterOptions _options;
     private readonly ILogger _logger;
+    private readonly CownClock _clock;
     private readonly RequestQueue _queue = new();
     private readonly SemaphoreSlim _writes = new(1, 1);
     private CownRecord<T> _durable = new();
@@ -53,10 +54,12 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     public CownGrain(
         [PersistentState("cown", BocCluster.StorageName)] IPersistentState<CownRecord<T>> record,
         IOptions<BocClusterOptions> options,
+        CownClock clock,
         ILogger<CownGrain<T>> logger)
     {
         _record = record;
         _options = options.Value;
+        _clock = clock;
         _logger = logger;
     }
 
@@ -65,6 +68,7 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
         _durable = _record.State ?? new CownRecord<T>();
+        Learn(_durable);
 
         // Fence (1): from this write on, no earlier activation's write can land.
         await WriteAsync(r => r with { Epoch = r.Epoch + 1 }).ConfigureAwait(true);
@@ -94,6 +98,17 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
             if (!first)
             {
                 return CownReply.Lost;
+            }
+
+            if (idempotencyKey is not null)
+            {
+                // A key a lookup answered NotCommitted for may not commit here: the attempt is refused before it queues.
+                if (IsFenced(idempotencyKey))
+                {
+                    return CownReply.Fenced;
+                }
+
+                HoldKey(idempotencyKey);
             }
 
             request = _queue.Add(behaviour, write, idempotencyKey);
@@ -153,6 +168,10 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     private void Renew(Request request)
     {
         request.LeaseUntil = Environment.TickCount64 + LeaseMilliseconds;
+        if (request.IdempotencyKey is { } key)
+        {
+            HoldKey(key);
+        }
 
         // A held or queued request keeps the activation: its loss would cost the spawner an attempt.
         DelayDeactivation(2 * _options.LeaseDuration);

@@ -33,6 +33,13 @@ internal sealed record CownRecord<T>
     [Id(3)]
     public long Epoch { get; set; }
 
+    /// <summary>
+    /// Idempotency keys a lookup answered NotCommitted for (docs/distributed.md, "Idempotency keys"): nothing with one of
+    /// them may commit at this coordinator until the retention has passed.
+    /// </summary>
+    [Id(4)]
+    public string[] Fences { get; set; } = [];
+
     public CommitRecord? FindCommit(Guid behaviour) => Array.Find(Commits, c => c.Behaviour == behaviour);
 }
 
@@ -47,6 +54,11 @@ internal sealed record PreparedWrite<T>(
 /// The coordinator's durable decision that a behaviour committed, kept until nobody can ask about it again: the spawner
 /// has its answer and every participant has applied its prepared value (docs/distributed.md, "Commit").
 /// </summary>
+/// <remarks>
+/// <see cref="CommittedUtc"/> is the committing silo's wall clock, for operators: no decision reads it, because the
+/// machines' clocks disagree. A record's age is measured on each activation's monotonic clock from when that activation
+/// read or wrote it (CownGrain.Durable.cs).
+/// </remarks>
 [GenerateSerializer]
 internal sealed record CommitRecord(
     [property: Id(0)] Guid Behaviour,

@@ -12,6 +12,12 @@ internal enum CownReply
 
     /// <summary>The cown does not hold the request: its lease expired, or the grain was reactivated without it.</summary>
     Lost,
+
+    /// <summary>
+    /// The behaviour's idempotency key is fenced at this coordinator: a lookup answered NotCommitted for it, so nothing
+    /// with the key may commit here (within the retention). The call fails, having written nothing.
+    /// </summary>
+    Fenced,
 }
 
 /// <summary>A coordinator's answer about a behaviour's commit (docs/distributed.md, "Commit").</summary>
@@ -38,6 +44,9 @@ internal enum Decision
 
     /// <summary>Another behaviour with the same idempotency key committed at this coordinator: this one was not run.</summary>
     Duplicate,
+
+    /// <summary>The behaviour's idempotency key is fenced at this coordinator (see <see cref="CownReply.Fenced"/>): not run.</summary>
+    Fenced,
 }
 
 /// <summary>What a cown answers a release.</summary>
@@ -108,9 +117,16 @@ internal interface ICownGrain<T> : ICownPeer
     /// <summary>
     /// The coordinator's commit: writes <paramref name="state"/> with the behaviour's commit record in one storage write
     /// and releases. Committed once that write is durable (now or before); Aborted (fenced) if it no longer holds the
-    /// request; Unknown or Duplicate as their docs say.
+    /// request; Unknown (for an attempt older than half the retention by the spawner's own clock:
+    /// <paramref name="attemptAge"/>), Duplicate or Fenced as their docs say.
     /// </summary>
-    Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, DateTime attemptStartedUtc, string? idempotencyKey);
+    Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey);
+
+    /// <summary>
+    /// Keeps a live call's idempotency key held here between its attempts (a lookup answers Pending for a lease after
+    /// this); Fenced if a lookup already fenced the key.
+    /// </summary>
+    Task<CownReply> KeepKey(string idempotencyKey);
 
     /// <summary>The spawner has its answer and every participant has applied: the commit record may go.</summary>
     Task Forget(Guid behaviour);
