@@ -3,11 +3,13 @@ using Boc.Orleans.Grains;
 
 namespace Boc.Orleans;
 
-// The write-back (docs/distributed.md, "Commit"). Read-only grants are validated before the decision, so a body that
-// ran on a grant its cown no longer vouches for (its activation was lost mid-body) is never counted. Written cowns
-// other than the coordinator prepare (durably), then the coordinator commits: its state and the commit record in one
-// storage write, and tells the prepared cowns to apply. The spawner tells the coordinator it has its answer; the record
-// goes once that is said and every prepared cown has answered Applied.
+// The write-back (docs/distributed.md, "Commit"). Every cown gets its part at once: the participants their new states
+// (Prepare), the readers their release (ReadDone), and the coordinator its state with the lists of both (Commit). Each
+// cown releases the request as it gets its part, so the next behaviour there starts at once, on the new state. The
+// participants prepare in storage and the readers validate their grants, and each votes to the coordinator, which commits
+// (its state and the commit record in one storage write) once every vote is yes and answers the spawner. A behaviour
+// that writes nothing validates its reads with their release. The spawner tells the coordinator it has its answer; the
+// record goes once that is said and every participant has applied.
 public sealed partial class BocCluster
 {
     private sealed partial class Attempt
@@ -17,44 +19,34 @@ public sealed partial class BocCluster
         {
             CownEntry? coordinator = _plan.Coordinator;
             CownEntry[] reads = [.. _entries.Where(e => !e.Write)];
+            await _renewer.StopAsync().ConfigureAwait(true);
             if (coordinator is null)
             {
                 // Nothing to write: the release of each read-only cown is its validation.
-                ReleaseReply[] released = await Task.WhenAll(reads.Select(e => ReleaseQuietly(e, apply: false))).ConfigureAwait(true);
-                await _renewer.StopAsync().ConfigureAwait(true);
+                ReleaseReply[] released = await Task.WhenAll(reads.Select(e => ReleaseQuietly(e, finish: true))).ConfigureAwait(true);
                 return Array.TrueForAll(released, r => r == ReleaseReply.Released) ? null : "unvalidated";
             }
 
             CownEntry[] participants = [.. _entries.Where(e => e.Write && e != coordinator)];
             long stepStart = Stopwatch.GetTimestamp();
-            CownReply[] ready;
-            try
+            foreach (CownEntry participant in participants)
             {
-                ready = await Task.WhenAll(participants.Select(e => e.Prepare(Id, coordinator.GrainId)).Concat(reads.Select(e => e.Validate(Id)))).ConfigureAwait(true);
-            }
-#pragma warning disable CA1031 // A cown that cannot prepare or vouch for its grant abandons the attempt before anything commits.
-            catch (Exception)
-#pragma warning restore CA1031
-            {
-                ready = [CownReply.Lost];
+                Send(participant.Prepare(Id, coordinator.GrainId));
             }
 
-            if (Array.Exists(ready, r => r != CownReply.Ready))
+            foreach (CownEntry read in reads)
             {
-                await AbandonAsync().ConfigureAwait(true);
-                return "lost";
+                Send(read.ReadDone(Id, coordinator.GrainId));
             }
 
-            stepStart = StepTimes.Record(StepTimes.Prepare, stepStart);
             await _spawner.Step(SpawnerStep.Prepared, Id).ConfigureAwait(true);
-            Decision decision = await DecideAsync(coordinator, [.. participants.Select(p => p.GrainId)]).ConfigureAwait(true);
+            Decision decision = await DecideAsync(coordinator, [.. participants.Select(p => p.GrainId)], [.. reads.Select(r => r.GrainId)]).ConfigureAwait(true);
             stepStart = StepTimes.Record(StepTimes.Commit, stepStart);
             switch (decision)
             {
                 case Decision.Committed:
-                    await _renewer.StopAsync().ConfigureAwait(true);
                     await _spawner.Step(SpawnerStep.Committed, Id).ConfigureAwait(true);
-                    await FinishAsync(coordinator, reads).ConfigureAwait(true);
+                    Send(coordinator.Forget(Id));
                     StepTimes.Record(StepTimes.Finish, stepStart);
                     await _spawner.Step(SpawnerStep.Finished, Id).ConfigureAwait(true);
                     return null;
@@ -69,18 +61,17 @@ public sealed partial class BocCluster
                     BocClusterMetrics.Count(BocClusterMetrics.Failed);
                     throw new BocClusterException(Fenced(coordinator));
                 default:
-                    await _renewer.StopAsync().ConfigureAwait(true);
-                    throw OutcomeUnknown(coordinator, reads, null);
+                    throw OutcomeUnknown(coordinator, null);
             }
         }
 
         /// <summary>
-        /// Commits at the coordinator. Transport failures and a reloading coordinator are retried (Commit is idempotent
-        /// by behaviour id) until two leases have passed and three calls have failed (a call to a dead silo can take
-        /// Orleans' whole response timeout, and the cown's new activation exists only once the silo is declared dead);
-        /// then the outcome is unknown.
+        /// Commits at the coordinator. Pending (it waits for votes, or for write-backs before it) is asked again; transport
+        /// failures and a reloading coordinator are retried (Commit is idempotent by behaviour id) until two leases have
+        /// passed and three calls have failed (a call to a dead silo can take Orleans' whole response timeout, and the
+        /// cown's new activation exists only once the silo is declared dead); then the outcome is unknown.
         /// </summary>
-        private async Task<Decision> DecideAsync(CownEntry coordinator, GrainId[] participants)
+        private async Task<Decision> DecideAsync(CownEntry coordinator, GrainId[] participants, GrainId[] readers)
         {
             long deadline = Environment.TickCount64 + 2 * (long)Options.LeaseDuration.TotalMilliseconds;
             int delay = 10;
@@ -91,7 +82,7 @@ public sealed partial class BocCluster
             {
                 try
                 {
-                    Task<Decision> commit = coordinator.Commit(Id, participants, Stopwatch.GetElapsedTime(_started), _spawner._idempotencyKey);
+                    Task<Decision> commit = coordinator.Commit(Id, participants, readers, Stopwatch.GetElapsedTime(_started), _spawner._idempotencyKey);
                     if (first)
                     {
                         first = false;
@@ -104,8 +95,7 @@ public sealed partial class BocCluster
                         return decision;
                     }
 
-                    // Its request is there but not granted: not a state this spawner's attempt can be in; ask again.
-                    failures++;
+                    continue;
                 }
                 catch (Exception failure) when (failure is not SpawnerCrashException)
                 {
@@ -115,8 +105,7 @@ public sealed partial class BocCluster
 
                 if (Environment.TickCount64 >= deadline && failures >= 3)
                 {
-                    await _renewer.StopAsync().ConfigureAwait(true);
-                    throw OutcomeUnknown(coordinator, [], lastFailure);
+                    throw OutcomeUnknown(coordinator, lastFailure);
                 }
 
                 await Task.Delay(delay).ConfigureAwait(true);
@@ -124,33 +113,20 @@ public sealed partial class BocCluster
             }
         }
 
-        /// <summary>
-        /// After the commit: the coordinator applies the prepared values itself (it tells the participants); the spawner
-        /// releases its read-only cowns and tells the coordinator it has its answer, so the record may go once every
-        /// participant has applied.
-        /// </summary>
-        private async Task FinishAsync(CownEntry coordinator, CownEntry[] reads)
-        {
-            Task released = Task.WhenAll(reads.Select(e => ReleaseQuietly(e, apply: false)));
-            try
-            {
-                await coordinator.Forget(Id).ConfigureAwait(true);
-            }
-#pragma warning disable CA1031 // A record nobody forgets is dropped after the retention (docs/distributed.md).
-            catch (Exception)
-#pragma warning restore CA1031
-            {
-            }
-
-            await released.ConfigureAwait(true);
-        }
+        /// <summary>A one-way call: sent, never awaited for an answer (the cowns' votes and deadlines cover a lost one).</summary>
+        private void Send(Task oneWay) => _ = oneWay.ContinueWith(
+            static (t, logger) => Log.FinishFailed((Microsoft.Extensions.Logging.ILogger)logger!, t.Exception!, "", Guid.Empty, "a one-way message"),
+            _spawner._logger,
+            CancellationToken.None,
+            TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
 
         /// <summary>A release whose failure is logged, not thrown: the cowns recover by themselves (docs/distributed.md, "Failures").</summary>
-        private async Task<ReleaseReply> ReleaseQuietly(CownEntry entry, bool apply)
+        private async Task<ReleaseReply> ReleaseQuietly(CownEntry entry, bool finish)
         {
             try
             {
-                return await entry.Release(Id, apply).ConfigureAwait(true);
+                return finish ? await entry.Finish(Id).ConfigureAwait(true) : await entry.Release(Id, apply: false).ConfigureAwait(true);
             }
 #pragma warning disable CA1031 // See the summary.
             catch (Exception failure)
@@ -161,14 +137,8 @@ public sealed partial class BocCluster
             }
         }
 
-        private BocClusterOutcomeUnknownException OutcomeUnknown(CownEntry coordinator, CownEntry[] reads, Exception? failure)
+        private BocClusterOutcomeUnknownException OutcomeUnknown(CownEntry coordinator, Exception? failure)
         {
-            // Read-only cowns have nothing to settle: free them now. The written ones resolve through the coordinator.
-            foreach (CownEntry read in reads)
-            {
-                _ = ReleaseQuietly(read, apply: false);
-            }
-
             BocClusterMetrics.Count(BocClusterMetrics.Ambiguous);
             Log.OutcomeUnknown(_spawner._logger, failure, _plan.Describe(), Id);
             return new BocClusterOutcomeUnknownException(

@@ -103,6 +103,11 @@ public sealed partial class BocCluster
             _callStarted = callStarted;
             _plan = plan;
             _entries = plan.Entries;
+            foreach (CownEntry entry in _entries)
+            {
+                entry.Granted = false;
+            }
+
             Number = number;
             _renewer = new LeaseRenewer(_entries, Id, spawner._options.LeaseDuration, spawner._logger);
         }
@@ -174,8 +179,16 @@ public sealed partial class BocCluster
             }
             catch (Exception failure) when (failure is not SpawnerCrashException)
             {
+                // The body's exception surfaces only if the states it saw count: a body may have run on the write-back of
+                // a behaviour that was then aborted (a failure), and such a run is retried, not reported.
+                await _renewer.StopAsync().ConfigureAwait(true);
+                ReleaseReply[] released = await Task.WhenAll(_entries.Select(e => ReleaseQuietly(e, finish: true))).ConfigureAwait(true);
+                if (!Array.TrueForAll(released, r => r == ReleaseReply.Released))
+                {
+                    return (false, default!, "unvalidated", failure);
+                }
+
                 BocClusterMetrics.Count(BocClusterMetrics.Faulted);
-                await AbandonAsync().ConfigureAwait(true);
                 throw;
             }
 
@@ -211,11 +224,14 @@ public sealed partial class BocCluster
                         throw new KeyFencedException($"The behaviour over {_plan.Describe()} with the idempotency key '{key}' was not run again: it has been retried for half of CommitRecordRetention, after which a fenced key's refusal could have expired. Nothing was written.");
                     }
 
-                    CownReply reply = await entry.Enqueue(Id, first: true, poll, key).ConfigureAwait(true);
+                    // A cown that can grant at once does so with its acknowledgement; the others are asked below. The
+                    // last cown's acknowledgement completes the enqueue phase, so it schedules the request there too.
+                    bool last = entry == _entries[^1];
+                    CownReply reply = await entry.Enqueue(Id, first: true, last, poll, key).ConfigureAwait(true);
                     while (reply != CownReply.Ready)
                     {
                         ThrowIfLost(reply, entry);
-                        reply = await entry.Enqueue(Id, first: false, poll, null).WaitAsync(cancellationToken).ConfigureAwait(true);
+                        reply = await entry.Enqueue(Id, first: false, last, poll, null).WaitAsync(cancellationToken).ConfigureAwait(true);
                     }
                 }
             }
@@ -226,7 +242,14 @@ public sealed partial class BocCluster
 
             stepStart = StepTimes.Record(StepTimes.Enqueue, stepStart);
             await _spawner.Step(SpawnerStep.Enqueued, Id).ConfigureAwait(true);
-            await Task.WhenAll(_entries.Select(e => AcquireAsync(e, cancellationToken))).ConfigureAwait(true);
+            foreach (CownEntry granted in _entries.Take(_entries.Length - 1).Where(e => e.Granted))
+            {
+                // Granted with its acknowledgement, before the enqueue phase ended: scheduled now, so requests behind it
+                // can be acknowledged.
+                Send(granted.Schedule(Id));
+            }
+
+            await Task.WhenAll(_entries.Where(e => !e.Granted).Select(e => AcquireAsync(e, cancellationToken))).ConfigureAwait(true);
             StepTimes.Record(StepTimes.Acquire, stepStart);
             await _spawner.Step(SpawnerStep.Acquired, Id).ConfigureAwait(true);
         }

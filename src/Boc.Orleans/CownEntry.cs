@@ -24,26 +24,38 @@ internal abstract class CownEntry
     /// <summary>The state granted to the current attempt (a private copy).</summary>
     public object? State { get; set; }
 
+    /// <summary>The current attempt holds the grant (its state is in <see cref="State"/>).</summary>
+    public bool Granted { get; set; }
+
     public abstract GrainId GrainId { get; }
 
-    public abstract Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey);
+    /// <summary>Enqueues; a Ready answer may carry the grant already (<see cref="Granted"/>).</summary>
+    public abstract Task<CownReply> Enqueue(Guid behaviour, bool first, bool last, TimeSpan wait, string? idempotencyKey);
+
+    /// <summary>Marks the request scheduled at a cown that granted it with its acknowledgement (one-way).</summary>
+    public abstract Task Schedule(Guid behaviour);
 
     public abstract Task<CownReply> Acquire(Guid behaviour, TimeSpan wait);
 
     public abstract Task<CownReply> Renew(Guid behaviour);
 
-    public abstract Task<CownReply> Validate(Guid behaviour);
+    /// <summary>Hands a participant its new state (one-way).</summary>
+    public abstract Task Prepare(Guid behaviour, GrainId coordinator);
 
-    public abstract Task<CownReply> Prepare(Guid behaviour, GrainId coordinator);
+    /// <summary>Tells a reader of a writing behaviour that the body is done (one-way).</summary>
+    public abstract Task ReadDone(Guid behaviour, GrainId coordinator);
+
+    public abstract Task<ReleaseReply> Finish(Guid behaviour);
 
     /// <summary>Commits at the coordinator, writing the state.</summary>
-    public abstract Task<Decision> Commit(Guid behaviour, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey);
+    public abstract Task<Decision> Commit(Guid behaviour, GrainId[] participants, GrainId[] readers, TimeSpan attemptAge, string? idempotencyKey);
 
     /// <summary>Keeps a live call's idempotency key held at the coordinator between attempts.</summary>
     public abstract Task<CownReply> KeepKey(string idempotencyKey);
 
     public abstract Task<ReleaseReply> Release(Guid behaviour, bool apply);
 
+    /// <summary>Tells the coordinator the spawner has its answer (one-way).</summary>
     public abstract Task Forget(Guid behaviour);
 }
 
@@ -57,32 +69,40 @@ internal sealed class CownEntry<T> : CownEntry
 
     public override GrainId GrainId => _grain.GetGrainId();
 
-    public override Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey) =>
-        _grain.Enqueue(behaviour, Write, first, wait, idempotencyKey);
+    public override async Task<CownReply> Enqueue(Guid behaviour, bool first, bool last, TimeSpan wait, string? idempotencyKey) =>
+        Take(await _grain.Enqueue(behaviour, Write, first, last, wait, idempotencyKey).ConfigureAwait(true));
 
-    public override async Task<CownReply> Acquire(Guid behaviour, TimeSpan wait)
-    {
-        Grant<T> grant = await _grain.Acquire(behaviour, wait).ConfigureAwait(true);
-        if (grant.Reply == CownReply.Ready)
-        {
-            State = grant.State;
-        }
+    public override Task Schedule(Guid behaviour) => _grain.Schedule(behaviour);
 
-        return grant.Reply;
-    }
+    public override async Task<CownReply> Acquire(Guid behaviour, TimeSpan wait) =>
+        Take(await _grain.Acquire(behaviour, wait).ConfigureAwait(true));
 
     public override Task<CownReply> Renew(Guid behaviour) => _grain.Renew(behaviour);
 
-    public override Task<CownReply> Validate(Guid behaviour) => _grain.Validate(behaviour);
+    public override Task Prepare(Guid behaviour, GrainId coordinator) => _grain.Prepare(behaviour, (T)State!, coordinator);
 
-    public override Task<CownReply> Prepare(Guid behaviour, GrainId coordinator) => _grain.Prepare(behaviour, (T)State!, coordinator);
+    public override Task ReadDone(Guid behaviour, GrainId coordinator) => _grain.ReadDone(behaviour, coordinator);
 
-    public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey) =>
-        _grain.Commit(behaviour, (T)State!, participants, attemptAge, idempotencyKey);
+    public override Task<ReleaseReply> Finish(Guid behaviour) => _grain.Finish(behaviour);
+
+    public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, GrainId[] readers, TimeSpan attemptAge, string? idempotencyKey) =>
+        _grain.Commit(behaviour, (T)State!, participants, readers, attemptAge, idempotencyKey);
 
     public override Task<CownReply> KeepKey(string idempotencyKey) => _grain.KeepKey(idempotencyKey);
 
     public override Task<ReleaseReply> Release(Guid behaviour, bool apply) => _grain.Release(behaviour, apply);
 
     public override Task Forget(Guid behaviour) => _grain.Forget(behaviour);
+
+    /// <summary>Keeps the state of a grant (a Ready answer with a state).</summary>
+    private CownReply Take(Grant<T> grant)
+    {
+        if (grant.Reply == CownReply.Ready && grant.State is not null)
+        {
+            State = grant.State;
+            Granted = true;
+        }
+
+        return grant.Reply;
+    }
 }

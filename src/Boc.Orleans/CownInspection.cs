@@ -2,7 +2,7 @@ namespace Boc.Orleans;
 
 /// <summary>
 /// A snapshot of one distributed cown's protocol state, for operators: its queue (who holds it, who waits), its
-/// prepared write-back and its commit records. Returned by <see cref="IBocCluster.InspectAsync{T}(ClusterCown{T})"/>.
+/// pending write-backs and its commit records. Returned by <see cref="IBocCluster.InspectAsync{T}(ClusterCown{T})"/>.
 /// </summary>
 [GenerateSerializer]
 public sealed class CownInspection
@@ -19,13 +19,20 @@ public sealed class CownInspection
     [Id(2)]
     public long Epoch { get; init; }
 
-    /// <summary>Gets the behaviour whose prepared write-back blocks the cown, if any: it waits for its coordinator's decision.</summary>
+    /// <summary>
+    /// Gets the behaviour of the first write-back still pending here, if any: undecided (it waits for its coordinator's
+    /// decision, or as the coordinator for its votes), or committed and not yet applied in storage.
+    /// </summary>
     [Id(3)]
     public Guid? PreparedBy { get; init; }
 
-    /// <summary>Gets the grain id of the prepared write-back's coordinator, if any.</summary>
+    /// <summary>Gets the grain id of that write-back's coordinator, if any.</summary>
     [Id(4)]
     public string? PreparedCoordinator { get; init; }
+
+    /// <summary>Gets the number of write-backs pending here: the states handed over by behaviours whose decision is not yet applied in storage.</summary>
+    [Id(7)]
+    public int PendingWriteBacks { get; init; }
 
     /// <summary>Gets the number of commit records this cown keeps as a coordinator (bounded: see docs/distributed.md).</summary>
     [Id(5)]

@@ -150,11 +150,27 @@ public sealed class BankTests(ClusterFixture fixture)
         }
         catch (TimeoutException)
         {
-            Assert.Fail($"seed {seed}: transfers did not all complete ({completed} of {plan.Length})");
+            Assert.Fail($"seed {seed}: transfers did not all complete ({completed} of {plan.Length}); {await DescribeBusyAsync(prefix, accounts)}");
         }
 
         run.Completed = completed;
         return run;
+    }
+
+    /// <summary>What the cowns still hold, for a failure message: the accounts with requests or pending write-backs.</summary>
+    private async Task<string> DescribeBusyAsync(string prefix, int accounts)
+    {
+        var busy = new List<string>();
+        foreach (int i in Enumerable.Range(0, accounts))
+        {
+            CownInspection c = await fixture.Boc.InspectAsync(fixture.Boc.Cown<Account>(prefix + i));
+            if (c.Requests.Count > 0 || c.PendingWriteBacks > 0)
+            {
+                busy.Add($"{i}: {c.PendingWriteBacks} pending (first {c.PreparedBy} by {c.PreparedCoordinator}), requests [{string.Join(" ", c.Requests.Select(r => $"{r.Behaviour.ToString()[..8]}{(r.Write ? "w" : "r")}{(r.Granted ? "G" : "")}{(r.Scheduled ? "S" : "")}"))}]");
+            }
+        }
+
+        return $"busy cowns: {string.Join("; ", busy.Take(12))}";
     }
 
     private async Task AssertConservedAsync(int seed, string prefix, int accounts, int completed)

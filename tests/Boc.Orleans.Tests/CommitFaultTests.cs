@@ -35,7 +35,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         // A reader in another spawner while the write is in flight: it must never be granted the unwritten 90.
         BocCluster reader = fixture.NewSpawner();
         Task<List<int>> read = reader.WhenAsync(BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("a"))), a => a.Transfers.ToList());
-        Assert.Equal("failed", await fault.Outcome.Task);
+        Assert.Equal("failed", await fault.Outcome.Task.WaitAsync(Bound));
         List<int> seen = await read;
 
         await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
@@ -53,7 +53,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.TimeOutButLand, 2 * Lease);
 
         await ledger.TransferAsync(fixture.NewSpawner(), 1, "a", "b", 10);
-        string outcome = await fault.Outcome.Task;
+        string outcome = await fault.Outcome.Task.WaitAsync(Bound);
 
         await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
         ledger.AssertConsistent(Scenario, "a", "b");
@@ -108,7 +108,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("b")), r => r is CownRecord<LedgerAccount> { Prepared: not null }, FaultKind.StallThenFail, Lease / 2);
 
         await ledger.TransferAsync(fixture.NewSpawner(), 1, "a", "b", 10);
-        Assert.Equal("failed", await fault.Outcome.Task);
+        Assert.Equal("failed", await fault.Outcome.Task.WaitAsync(Bound));
 
         await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
         ledger.AssertConsistent(Scenario, "a", "b");
@@ -130,7 +130,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
 
         // The commit succeeded, so the spawner completes even though the apply at b failed: b applies by itself.
         await ledger.TransferAsync(fixture.NewSpawner(), 1, "a", "b", 10);
-        Assert.Equal("failed", await fault.Outcome.Task);
+        Assert.Equal("failed", await fault.Outcome.Task.WaitAsync(Bound));
 
         await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
         ledger.AssertConsistent(Scenario, "a", "b");
@@ -157,7 +157,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
             BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("a"))),
             BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("b"))),
             (a, b) => (a.Transfers.Contains(1), b.Transfers.Contains(1), a.Balance + b.Balance));
-        Assert.Equal("landed", await fault.Outcome.Task);
+        Assert.Equal("landed", await fault.Outcome.Task.WaitAsync(Bound));
         (bool onA, bool onB, long total) = await read.WaitAsync(Bound);
 
         await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
@@ -205,7 +205,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
                 (a, b) => (a.Transfers.Contains(1), b.Transfers.Contains(1), a.Balance + b.Balance));
             ClusterCown<LedgerAccount> a = fixture.Boc.Cown<LedgerAccount>(ledger.Key("a"));
             long deadline = Environment.TickCount64 + (long)Bound.TotalMilliseconds;
-            while (!(await fixture.Boc.InspectAsync(a)).Requests.Any(r => r.Granted))
+            while (!read.IsCompleted && !(await fixture.Boc.InspectAsync(a)).Requests.Any(r => r.Granted))
             {
                 Assert.True(Environment.TickCount64 < deadline, $"{Scenario}: the reader was never granted the coordinator");
                 await Task.Delay(50);

@@ -82,15 +82,19 @@ public sealed class LeaseRenewerTests
             return CownReply.Ready;
         }
 
-        public override Task<CownReply> Enqueue(Guid behaviour, bool first, TimeSpan wait, string? idempotencyKey) => throw new NotSupportedException();
+        public override Task<CownReply> Enqueue(Guid behaviour, bool first, bool last, TimeSpan wait, string? idempotencyKey) => throw new NotSupportedException();
+
+        public override Task Schedule(Guid behaviour) => throw new NotSupportedException();
 
         public override Task<CownReply> Acquire(Guid behaviour, TimeSpan wait) => throw new NotSupportedException();
 
-        public override Task<CownReply> Validate(Guid behaviour) => throw new NotSupportedException();
+        public override Task Prepare(Guid behaviour, GrainId coordinator) => throw new NotSupportedException();
 
-        public override Task<CownReply> Prepare(Guid behaviour, GrainId coordinator) => throw new NotSupportedException();
+        public override Task ReadDone(Guid behaviour, GrainId coordinator) => throw new NotSupportedException();
 
-        public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey) => throw new NotSupportedException();
+        public override Task<ReleaseReply> Finish(Guid behaviour) => throw new NotSupportedException();
+
+        public override Task<Decision> Commit(Guid behaviour, GrainId[] participants, GrainId[] readers, TimeSpan attemptAge, string? idempotencyKey) => throw new NotSupportedException();
 
         public override Task<CownReply> KeepKey(string idempotencyKey) => throw new NotSupportedException();
 

@@ -1,44 +1,64 @@
 namespace Boc.Orleans.Grains;
 
-// The write-back (docs/distributed.md, "Commit"): prepare at every written cown but the coordinator, commit at the
-// coordinator, then apply at the prepared cowns. Every reply that says something was written is given after the write.
+// The write-back (docs/distributed.md, "Commit"): the spawner hands every written cown its new state at once (Prepare at
+// the participants, Commit at the coordinator) and every read cown its release (ReadDone). Each cown releases the request
+// there and then. The participants prepare in storage and vote; the readers vote once their grant is validated; the
+// coordinator commits (its state with the commit record, in one write) once every vote is yes and everything before it
+// in its chain has committed, and answers the spawner and the voters. Every reply that says something was written is
+// given after the write.
 internal sealed partial class CownGrain<T>
 {
-    /// <summary>Behaviours whose prepared value this activation applied, and when: a repeated release is answered from here.</summary>
+    /// <summary>Behaviours whose write-back this activation applied, and when: a repeated release is answered from here.</summary>
     private readonly Dictionary<Guid, long> _applied = [];
 
-    public async Task<CownReply> Prepare(Guid behaviour, T state, GrainId coordinator)
+    /// <summary>Votes that reached this coordinator before its behaviour's Commit did.</summary>
+    private readonly Dictionary<Guid, List<(GrainId Voter, bool Yes)>> _earlyVotes = [];
+
+    public Task Prepare(Guid behaviour, T state, GrainId coordinator)
     {
-        ThrowIfPoisoned();
-        if (_durable.Prepared?.Behaviour == behaviour)
+        if (_poisoned is not null || FindWriteBack(behaviour) is not null || _applied.ContainsKey(behaviour))
         {
-            return CownReply.Ready;
+            // A poisoned activation answers nothing (its coordinator's deadline aborts); a repeated message is ignored.
+            return Task.CompletedTask;
         }
 
-        if (_queue.Find(behaviour) is not { } request || !request.Write || !IsGranted(request))
+        if (Held(behaviour, write: true) is not { } request)
         {
-            return CownReply.Lost;
+            // Lost (evicted, or granted by an activation that is gone): the behaviour cannot commit here.
+            SendVote(behaviour, coordinator, yes: false);
+            return Task.CompletedTask;
         }
 
-        // From here until the write's outcome is known, the value may land: it blocks grants, and the lease cannot end
-        // the request (a prepared value is resolved through its coordinator, never by eviction).
-        request.Writing = true;
-        _preparing = behaviour;
-        try
-        {
-            await WriteAsync(r => r with { Prepared = new PreparedWrite<T>(behaviour, state, coordinator) }).ConfigureAwait(true);
-        }
-        finally
-        {
-            request.Writing = false;
-            _preparing = Guid.Empty;
-        }
+        var writeBack = new WriteBack<T>(behaviour, state, ++_seq, coordinator);
+        _chain.Add(writeBack);
+        Remove(request);
+        DelayDeactivation(2 * _options.LeaseDuration);
 
-        Renew(request);
-        return CownReply.Ready;
+        // Prepared by the next write; it votes from Advance once it is durable and at the chain's front.
+        _ = WriteQuietlyAsync();
+        return Task.CompletedTask;
     }
 
-    public async Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, TimeSpan attemptAge, string? idempotencyKey)
+    public Task ReadDone(Guid behaviour, GrainId coordinator)
+    {
+        if (_poisoned is null)
+        {
+            _ = ReadDoneAsync(behaviour, coordinator);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    private async Task ReadDoneAsync(Guid behaviour, GrainId coordinator) =>
+        SendVote(behaviour, coordinator, await ReleaseValidatedAsync(behaviour).ConfigureAwait(true));
+
+    public async Task<ReleaseReply> Finish(Guid behaviour)
+    {
+        ThrowIfPoisoned();
+        return await ReleaseValidatedAsync(behaviour).ConfigureAwait(true) ? ReleaseReply.Released : ReleaseReply.NotHeld;
+    }
+
+    public async Task<Decision> Commit(Guid behaviour, T state, GrainId[] participants, GrainId[] readers, TimeSpan attemptAge, string? idempotencyKey)
     {
         ThrowIfPoisoned();
         if (_durable.FindCommit(behaviour) is not null)
@@ -46,47 +66,108 @@ internal sealed partial class CownGrain<T>
             return Decision.Committed;
         }
 
-        if (idempotencyKey is not null && Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey))
+        WriteBack<T>? writeBack = FindWriteBack(behaviour);
+        if (writeBack is null)
         {
-            return Decision.Duplicate;
-        }
-
-        if (idempotencyKey is not null && IsFenced(idempotencyKey))
-        {
-            return Decision.Fenced;
-        }
-
-        if (_queue.Find(behaviour) is { } request && request.Write && IsGranted(request))
-        {
-            // The request stays until the record is durable: at every moment one of the two exists, so a participant's
-            // Decide sees Pending, never Aborted, while the write is in flight.
-            request.Writing = true;
-            try
+            if (idempotencyKey is not null && Array.Exists(_durable.Commits, c => c.IdempotencyKey == idempotencyKey))
             {
-                await WriteAsync(r => r with
-                {
-                    Value = state,
-                    Commits = [.. r.Commits, new CommitRecord(behaviour, participants, _clock.UtcNow, idempotencyKey)],
-                }).ConfigureAwait(true);
-            }
-            finally
-            {
-                request.Writing = false;
+                return Decision.Duplicate;
             }
 
+            if (idempotencyKey is not null && IsFenced(idempotencyKey))
+            {
+                return Decision.Fenced;
+            }
+
+            if (Held(behaviour, write: true) is not { } request)
+            {
+                return await DecideWithoutRecordAsync(behaviour, attemptAge).ConfigureAwait(true);
+            }
+
+            writeBack = new WriteBack<T>(behaviour, state, ++_seq, Self)
+            {
+                Own = true,
+                Participants = participants,
+                Waiting = [.. participants, .. readers],
+                IdempotencyKey = idempotencyKey,
+                Deadline = Environment.TickCount64 + LeaseMilliseconds,
+            };
+            _chain.Add(writeBack);
             Remove(request);
-
-            // The coordinator tells the participants itself: one hop sooner than through the spawner, and it learns
-            // from their Applied when the record can go (SettleAsync; retried by the tick if a participant misses it).
-            if (participants.Length > 0 && _settling.Add(behaviour))
+            DelayDeactivation(2 * _options.LeaseDuration);
+            if (_earlyVotes.Remove(behaviour, out List<(GrainId Voter, bool Yes)>? votes))
             {
-                _ = SettleAsync(_durable.FindCommit(behaviour)!, recovery: false);
+                foreach ((GrainId voter, bool yes) in votes)
+                {
+                    CountVote(writeBack, voter, yes);
+                }
             }
 
-            return Decision.Committed;
+            Advance();
         }
 
-        return await DecideWithoutRecordAsync(behaviour, attemptAge).ConfigureAwait(true);
+        return await WithinAsync(writeBack.Outcome.Task, _options.PollInterval).ConfigureAwait(true) ? await writeBack.Outcome.Task.ConfigureAwait(true) : Decision.Pending;
+    }
+
+    public async Task<Decision> Vote(Guid behaviour, GrainId voter, bool yes)
+    {
+        ThrowIfPoisoned();
+        long deadline = Environment.TickCount64 + (long)_options.PollInterval.TotalMilliseconds;
+        while (true)
+        {
+            if (_durable.FindCommit(behaviour) is not null)
+            {
+                return Decision.Committed;
+            }
+
+            if (FindWriteBack(behaviour) is { Own: true } writeBack)
+            {
+                CountVote(writeBack, voter, yes);
+                Advance();
+                return await WithinAsync(writeBack.Outcome.Task, TimeSpan.FromMilliseconds(Math.Max(0, deadline - Environment.TickCount64))).ConfigureAwait(true)
+                    ? await writeBack.Outcome.Task.ConfigureAwait(true)
+                    : Decision.Pending;
+            }
+
+            if (_queue.Find(behaviour) is not { } request)
+            {
+                return await DecideWithoutRecordAsync(behaviour, null).ConfigureAwait(true);
+            }
+
+            // The behaviour's Commit has not arrived yet: keep the vote for it, and wait for it (or for the request to go).
+            if (!_earlyVotes.TryGetValue(behaviour, out List<(GrainId Voter, bool Yes)>? votes))
+            {
+                _earlyVotes[behaviour] = votes = [];
+            }
+
+            if (!votes.Contains((voter, yes)))
+            {
+                votes.Add((voter, yes));
+            }
+
+            long remaining = deadline - Environment.TickCount64;
+            if (remaining <= 0 || !await WithinAsync(request.Changed, TimeSpan.FromMilliseconds(remaining)).ConfigureAwait(true))
+            {
+                return Decision.Pending;
+            }
+
+            ThrowIfPoisoned();
+        }
+    }
+
+    private void CountVote(WriteBack<T> writeBack, GrainId voter, bool yes)
+    {
+        if (!yes)
+        {
+            if (!writeBack.Committing)
+            {
+                Drop(writeBack, Decision.Aborted);
+            }
+
+            return;
+        }
+
+        writeBack.Waiting.Remove(voter);
     }
 
     public Task<Decision> Decide(Guid behaviour)
@@ -97,23 +178,25 @@ internal sealed partial class CownGrain<T>
             return Task.FromResult(Decision.Committed);
         }
 
-        return _queue.Find(behaviour) is not null ? Task.FromResult(Decision.Pending) : DecideWithoutRecordAsync(behaviour, null);
+        return FindWriteBack(behaviour) is { Own: true } || _queue.Find(behaviour) is not null
+            ? Task.FromResult(Decision.Pending)
+            : DecideWithoutRecordAsync(behaviour, null);
     }
 
     /// <summary>
-    /// The answer for a behaviour with neither a durable record nor a request here. Fence (2) first: if a later
-    /// activation exists, this write fails and nothing is answered. After it, no record can appear (a commit needs the
-    /// request, which never comes back), so Aborted is final.
+    /// The answer for a behaviour with neither a durable record, nor a write-back, nor a request here. Fence (2) first: if
+    /// a later activation exists, this write fails and nothing is answered. After it, no record can appear (a commit needs
+    /// the request, which never comes back), so Aborted is final.
     /// </summary>
     private async Task<Decision> DecideWithoutRecordAsync(Guid behaviour, TimeSpan? attemptAge)
     {
-        await WriteAsync(r => r).ConfigureAwait(true);
+        await WriteAsync().ConfigureAwait(true);
         if (_durable.FindCommit(behaviour) is not null)
         {
             return Decision.Committed;
         }
 
-        if (_queue.Find(behaviour) is not null)
+        if (FindWriteBack(behaviour) is { Own: true } || _queue.Find(behaviour) is not null)
         {
             return Decision.Pending;
         }
@@ -133,69 +216,59 @@ internal sealed partial class CownGrain<T>
     public async Task<ReleaseReply> Release(Guid behaviour, bool apply)
     {
         ThrowIfPoisoned();
-        Request? request = _queue.Find(behaviour);
-        if (request is { Writing: true })
+        WriteBack<T>? writeBack = FindWriteBack(behaviour);
+        if (!apply)
         {
-            // Its commit or prepare write is in flight: that call removes the request or keeps it prepared.
-            return ReleaseReply.NotHeld;
-        }
+            // The spawner abandons: before its write-back, or after its coordinator's final Aborted.
+            if (writeBack is { Own: false })
+            {
+                Decided(writeBack, committed: false);
+            }
 
-        bool held = request is not null && IsGranted(request);
-        if (apply && _durable.Prepared?.Behaviour == behaviour)
-        {
-            // The commit is durable at the coordinator and the value durable here: it is the state from now on. The
-            // next request is granted it at once; the apply reaches storage with this write (or any earlier one, which
-            // folds it in), and Applied is answered only then.
-            _decided = behaviour;
+            Request? request = _queue.Find(behaviour);
+            bool held = request is not null && IsGranted(request);
             if (request is not null)
             {
                 Remove(request);
             }
-            else
-            {
-                _queue.WakeReady(BlockedBy);
-            }
 
-            await WriteAsync(r => r).ConfigureAwait(true);
+            return held ? ReleaseReply.Released : ReleaseReply.NotHeld;
+        }
+
+        // The coordinator's recovery: the commit is durable there.
+        if (writeBack is { Own: false })
+        {
+            Decided(writeBack, committed: true);
+        }
+
+        if (writeBack is not null || _applying.Exists(w => w.Behaviour == behaviour) || !_applied.ContainsKey(behaviour))
+        {
+            // The apply reaches storage with the next write; with nothing left to apply, that write is fence (2): no
+            // prepared value of the behaviour can be pending here after it, so it was applied earlier.
+            await WriteAsync().ConfigureAwait(true);
             _applied[behaviour] = Environment.TickCount64;
-            return ReleaseReply.Applied;
         }
 
-        if (_durable.Prepared?.Behaviour == behaviour || (apply && !_applied.ContainsKey(behaviour)))
-        {
-            // Drop the prepared value; or, with nothing prepared (apply only), fence (2): after this write no prepared
-            // value of the behaviour can be pending here, so it was applied earlier.
-            await WriteAsync(r => r.Prepared?.Behaviour == behaviour ? r with { Prepared = null } : r).ConfigureAwait(true);
-            if (apply)
-            {
-                _applied[behaviour] = Environment.TickCount64;
-            }
-
-            request = _queue.Find(behaviour);
-        }
-
-        if (request is not null && !request.Writing)
-        {
-            Remove(request);
-        }
-        else
-        {
-            // A dropped value unblocks grants even without a request.
-            _queue.WakeReady(BlockedBy);
-        }
-
-        return apply ? ReleaseReply.Applied : held ? ReleaseReply.Released : ReleaseReply.NotHeld;
+        return ReleaseReply.Applied;
     }
 
     public Task Forget(Guid behaviour)
     {
-        ThrowIfPoisoned();
-
         // In memory until the next write: Decide keeps answering Committed from the durable record meanwhile, which is
         // true; a crash before the write only brings the record back, kept until the retention passes.
-        if (_durable.FindCommit(behaviour) is not null)
+        if (_poisoned is null && _durable.FindCommit(behaviour) is not null)
         {
             _forgotten.Add(behaviour);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task Applied(Guid behaviour, GrainId participant)
+    {
+        if (_poisoned is null && _durable.FindCommit(behaviour) is { } record)
+        {
+            NoteApplied(record, participant);
         }
 
         return Task.CompletedTask;

@@ -1,20 +1,19 @@
 namespace Boc.Orleans.Grains;
 
-// The durable rule and the poison (CownGrain's header): one place writes the record, and one place gives up.
+// The durable rule and the poison (CownGrain's header): one place writes the record, and one place gives up. Writes go
+// out one at a time; a write carries everything ready when it starts (group commit): the participants' new write-backs
+// (prepared), the applies of committed ones, the coordinator's ready write-backs with their commit records, fences and
+// settled records dropped. Whoever needs a write waits for the first one that starts after it asked.
 internal sealed partial class CownGrain<T>
 {
     /// <summary>Commit records whose spawner said it has its answer (Forget).</summary>
     private readonly HashSet<Guid> _forgotten = [];
 
-    /// <summary>Commit records whose every participant answered Applied (durably) to this coordinator.</summary>
+    /// <summary>Commit records whose every participant has its apply in storage.</summary>
     private readonly HashSet<Guid> _participantsApplied = [];
 
-    /// <summary>
-    /// The behaviour whose prepared value here is known committed (its coordinator's Release arrived) but not yet
-    /// applied in storage. Its value is durable (prepared) and so is the decision (the coordinator's record), so it is
-    /// the state grants carry, and every write folds it into the value; _durable catches up when the apply lands.
-    /// </summary>
-    private Guid _decided;
+    /// <summary>The participants of each commit record known to have applied, until all have.</summary>
+    private readonly Dictionary<Guid, HashSet<GrainId>> _appliedBy = [];
 
     /// <summary>
     /// When this activation learned of each commit record (<see cref="CownClock.Milliseconds"/>): read at activation, or
@@ -29,46 +28,179 @@ internal sealed partial class CownGrain<T>
     /// <summary>When this activation's last write succeeded (Environment.TickCount64), for the idle flush.</summary>
     private long _lastWrite;
 
-    /// <summary>The behaviour whose prepare write is in flight: it blocks grants as a durable prepared value does.</summary>
-    private Guid _preparing;
+    /// <summary>The next write bumps the epoch (fence 1).</summary>
+    private bool _bumpEpoch;
+
+    /// <summary>Completes when the write that starts next has landed; null if nobody waits for one.</summary>
+    private TaskCompletionSource? _nextWrite;
+
+    /// <summary>Someone needs the next write to happen (not only to hear of it).</summary>
+    private bool _writeWanted;
+
+    /// <summary>The writer loop, while one runs.</summary>
+    private Task? _writing;
 
     /// <summary>
-    /// Writes the record <paramref name="change"/> makes of the durable one (with settled records dropped), then makes
-    /// it the durable record. On failure the activation is poisoned and the exception rethrown: storage may hold
-    /// either record now, so nothing may be answered from either.
+    /// Waits for a write that starts after this call (so it carries everything ready now) to land, and for its effects
+    /// to be answered from. On failure the activation is poisoned and the exception rethrown: storage may hold either
+    /// record now, so nothing may be answered from either.
     /// </summary>
-    private async Task WriteAsync(Func<CownRecord<T>, CownRecord<T>> change)
+    private Task WriteAsync()
     {
-        await _writes.WaitAsync().ConfigureAwait(true);
+        ThrowIfPoisoned();
+        TaskCompletionSource next = _nextWrite ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        _writeWanted = true;
+        _writing ??= WriteLoopAsync();
+        return next.Task;
+    }
+
+    /// <summary>Waits for the next write, whatever starts it, without starting one.</summary>
+    private Task NextWriteAsync()
+    {
+        ThrowIfPoisoned();
+        return (_nextWrite ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+    }
+
+    /// <summary>A write nobody awaits (a failure poisons the activation, which every later call sees).</summary>
+    private async Task WriteQuietlyAsync()
+    {
         try
         {
-            ThrowIfPoisoned();
-            CownRecord<T> next = change(FoldDecided(DropSettled(_durable, out Guid[] dropping)));
-            _record.State = next;
+            await WriteAsync().ConfigureAwait(true);
+        }
+#pragma warning disable CA1031 // See the summary.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    private async Task WriteLoopAsync()
+    {
+        // Runs on the activation; yields first so that whatever else this turn makes ready goes in the same write.
+        await Task.Yield();
+        while (_writeWanted)
+        {
+            _writeWanted = false;
+            TaskCompletionSource? done = _nextWrite;
+            _nextWrite = null;
+            if (_poisoned is not null)
+            {
+                done?.TrySetException(Unavailable());
+                continue;
+            }
+
+            WritePlan plan = Compose();
+            _record.State = plan.Record;
             try
             {
                 await _record.WriteStateAsync().ConfigureAwait(true);
             }
+#pragma warning disable CA1031 // Every waiter gets the failure; the activation answers nothing more.
             catch (Exception failure)
+#pragma warning restore CA1031
             {
                 Poison(failure);
-                throw;
+                done?.TrySetException(failure);
+                _nextWrite?.TrySetException(failure);
+                _nextWrite = null;
+                break;
             }
 
-            _durable = next;
-            Learn(next);
-            _lastWrite = Environment.TickCount64;
-            _forgotten.ExceptWith(dropping);
-            _participantsApplied.ExceptWith(dropping);
-            if (_durable.Prepared?.Behaviour != _decided)
+            Landed(plan);
+            done?.TrySetResult();
+        }
+
+        _writing = null;
+    }
+
+    /// <summary>What one write carries, and so what it decides once it lands.</summary>
+    private sealed record WritePlan(CownRecord<T> Record, WriteBack<T>[] Preparing, WriteBack<T>[] Applying, WriteBack<T>[] Committing, Guid[] Dropping);
+
+    /// <summary>The next record: the stored one, with everything ready now folded in.</summary>
+    private WritePlan Compose()
+    {
+        CownRecord<T> record = DropSettled(_durable, out Guid[] dropping);
+        T? value = record.Value;
+
+        // Committed participant write-backs: the front of what was the chain, in order.
+        WriteBack<T>[] applying = [.. _applying];
+        foreach (WriteBack<T> applied in applying)
+        {
+            value = applied.Value;
+        }
+
+        // The coordinator's write-backs at the chain's front that have every vote: committed together by this write.
+        var committing = new List<WriteBack<T>>();
+        CommitRecord[] commits = record.Commits;
+        foreach (WriteBack<T> writeBack in _chain)
+        {
+            if (!writeBack.Own || writeBack.Waiting.Count > 0 || KeyTaken(writeBack, commits))
             {
-                _decided = Guid.Empty;
+                break;
+            }
+
+            writeBack.Committing = true;
+            committing.Add(writeBack);
+            value = writeBack.Value;
+            commits = [.. commits, new CommitRecord(writeBack.Behaviour, writeBack.Participants, _clock.UtcNow, writeBack.IdempotencyKey)];
+        }
+
+        // Every participant write-back still undecided, in chain order (each computed from the one before).
+        PreparedWrite<T>[] prepared = [.. _chain.Where(w => !w.Own).Select(w => w.ToPrepared())];
+        WriteBack<T>[] preparing = [.. _chain.Where(w => !w.Own && !w.Durable)];
+        string[] fences = _fencing.Count == 0 ? record.Fences : [.. record.Fences, .. _fencing.Where(k => Array.IndexOf(record.Fences, k) < 0)];
+        record = record with
+        {
+            Value = value,
+            PreparedChain = prepared,
+            Commits = commits,
+            Fences = fences,
+            Epoch = _bumpEpoch ? record.Epoch + 1 : record.Epoch,
+        };
+        _bumpEpoch = false;
+        return new WritePlan(record, preparing, applying, [.. committing], dropping);
+    }
+
+    /// <summary>A commit record with the write-back's key is among <paramref name="commits"/>: it must wait, and is then a duplicate.</summary>
+    private static bool KeyTaken(WriteBack<T> writeBack, CommitRecord[] commits) =>
+        writeBack.IdempotencyKey is { } key && Array.Exists(commits, c => c.IdempotencyKey == key);
+
+    /// <summary>The write of <paramref name="plan"/> is in storage: it is the record answers come from, and its decisions are told.</summary>
+    private void Landed(WritePlan plan)
+    {
+        _durable = plan.Record;
+        Learn(_durable);
+        _lastWrite = Environment.TickCount64;
+        _forgotten.ExceptWith(plan.Dropping);
+        _participantsApplied.ExceptWith(plan.Dropping);
+        foreach (Guid dropped in plan.Dropping)
+        {
+            _appliedBy.Remove(dropped);
+        }
+
+        foreach (WriteBack<T> prepared in plan.Preparing)
+        {
+            prepared.Durable = true;
+        }
+
+        foreach (WriteBack<T> applied in plan.Applying)
+        {
+            _applying.Remove(applied);
+        }
+
+        foreach (WriteBack<T> committed in plan.Committing)
+        {
+            _chain.Remove(committed);
+            committed.Outcome.TrySetResult(Decision.Committed);
+            if (committed.Participants.Length == 0)
+            {
+                _participantsApplied.Add(committed.Behaviour);
             }
         }
-        finally
-        {
-            _writes.Release();
-        }
+
+        _queue.WakeReady(Blocked);
+        Advance();
     }
 
     /// <summary>
@@ -82,7 +214,7 @@ internal sealed partial class CownGrain<T>
         long now = _clock.Milliseconds;
         long retention = (long)_options.CommitRecordRetention.TotalMilliseconds;
         CommitRecord[] drop = Array.FindAll(record.Commits, c =>
-            (c.Participants.Length == 0 || _participantsApplied.Contains(c.Behaviour))
+            _participantsApplied.Contains(c.Behaviour)
             && ((_forgotten.Contains(c.Behaviour) && c.IdempotencyKey is null) || now - _recordLearned.GetValueOrDefault(c.Behaviour, now) > retention));
         string[] expiredFences = Array.FindAll(record.Fences, k => now - _fenceLearned.GetValueOrDefault(k, now) > retention);
         dropping = [.. drop.Select(c => c.Behaviour)];
@@ -98,6 +230,27 @@ internal sealed partial class CownGrain<T>
         };
     }
 
+    /// <summary>A participant of <paramref name="record"/> has its apply in storage; once all have, only the spawner's answer (or the retention) keeps it.</summary>
+    private void NoteApplied(CommitRecord record, GrainId participant)
+    {
+        if (_participantsApplied.Contains(record.Behaviour))
+        {
+            return;
+        }
+
+        if (!_appliedBy.TryGetValue(record.Behaviour, out HashSet<GrainId>? applied))
+        {
+            _appliedBy[record.Behaviour] = applied = [];
+        }
+
+        applied.Add(participant);
+        if (Array.TrueForAll(record.Participants, applied.Contains))
+        {
+            _appliedBy.Remove(record.Behaviour);
+            _participantsApplied.Add(record.Behaviour);
+        }
+    }
+
     /// <summary>Notes when this activation learned of the records and fences of <paramref name="record"/> it did not know, and forgets the ones it no longer holds.</summary>
     private void Learn(CownRecord<T> record)
     {
@@ -105,6 +258,10 @@ internal sealed partial class CownGrain<T>
         foreach (CommitRecord commit in record.Commits)
         {
             _recordLearned.TryAdd(commit.Behaviour, now);
+            if (commit.Participants.Length == 0)
+            {
+                _participantsApplied.Add(commit.Behaviour);
+            }
         }
 
         foreach (string key in record.Fences)
@@ -129,15 +286,6 @@ internal sealed partial class CownGrain<T>
         }
     }
 
-    /// <summary>The record with a prepared value known committed folded into its value (see <see cref="_decided"/>).</summary>
-    private CownRecord<T> FoldDecided(CownRecord<T> record) =>
-        _decided != Guid.Empty && record.Prepared is { } prepared && prepared.Behaviour == _decided
-            ? record with { Value = prepared.Value, Prepared = null }
-            : record;
-
-    /// <summary>The state a grant carries: the committed value, or a prepared value whose commit is known.</summary>
-    private T? EffectiveValue => FoldDecided(_durable).Value;
-
     private void Poison(Exception failure)
     {
         if (_poisoned is not null)
@@ -147,6 +295,28 @@ internal sealed partial class CownGrain<T>
 
         _poisoned = failure;
         Log.Poisoned(_logger, failure, this.GetPrimaryKeyString(), _queue.Count);
+
+        // Write-backs that have not voted vote no, so their coordinators abort at once (an abort is always safe before the
+        // commit record is written; one whose prepare landed anyway is resolved to Aborted by its coordinator). The
+        // coordinator's own write-backs are decided by the next activation, which the spawner's retried commit reaches.
+        foreach (WriteBack<T> writeBack in _chain)
+        {
+            if (writeBack.Own)
+            {
+                writeBack.Outcome.TrySetException(Unavailable());
+            }
+            else if (!writeBack.Voted && !writeBack.Recovered)
+            {
+                SendVote(writeBack.Behaviour, writeBack.Coordinator, yes: false);
+            }
+        }
+
+        foreach ((_, TaskCompletionSource<bool> valid) in _readWaits)
+        {
+            valid.TrySetResult(false);
+        }
+
+        _readWaits.Clear();
         _queue.WakeAll();
         DeactivateOnIdle();
     }
@@ -155,9 +325,12 @@ internal sealed partial class CownGrain<T>
     {
         if (_poisoned is not null)
         {
-            // The failure's text, not the failure: its type may not be serializable to the caller.
-            throw new CownUnavailableException(
-                $"The cown {this.GetPrimaryKeyString()} is reloading after a storage write failed ({_poisoned.GetType().Name}: {_poisoned.Message}).");
+            throw Unavailable();
         }
     }
+
+    private CownUnavailableException Unavailable() =>
+
+        // The failure's text, not the failure: its type may not be serializable to the caller.
+        new($"The cown {this.GetPrimaryKeyString()} is reloading after a storage write failed ({_poisoned?.GetType().Name}: {_poisoned?.Message}).");
 }

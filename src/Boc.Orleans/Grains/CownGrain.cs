@@ -7,38 +7,45 @@ namespace Boc.Orleans.Grains;
 
 // =====================================================================================================================
 // A distributed cown (docs/distributed.md, "The protocol" and "Failures"). The grain is reentrant: a spawner's long poll
-// (Enqueue, Acquire) waits inside the grain for the queue to change, and other calls must run meanwhile. Every step
-// between two awaits runs alone on the activation, so the queue needs no locks; storage writes are serialized by
-// _writes because a write awaits.
+// (Enqueue, Acquire, Commit) waits inside the grain for the queue or the chain to change, and other calls must run
+// meanwhile. Every step between two awaits runs alone on the activation, so nothing needs a lock.
 //
-// The durable rule. Every answer is given from _durable, the record storage is known to hold: the one this activation
-// read or last wrote successfully. A change builds the next record, writes it, and only then becomes _durable; while
-// the write is in flight the old record keeps answering, and the request it concerns is marked Writing, so neither a
-// lease nor a Decide can end it. If a write fails, storage may or may not hold it (a timeout can land later): the
-// activation is poisoned, answers nothing more, and deactivates; the next activation reads storage afresh. One state
-// is answered before its own write: a prepared value whose commit the coordinator has announced (_decided). It is
-// durable here (prepared) and its decision is durable at the coordinator, so a crash before its apply lands loses
-// nothing: the next activation finds it prepared and asks the coordinator.
+// A cown holds a FIFO queue of requests and a chain of write-backs (CownGrain.Chain.cs). A request leaves the queue as
+// soon as its behaviour hands its new state over (a participant's Prepare, a coordinator's Commit, a reader's ReadDone or
+// Finish): the next request is granted at once, on that state, and depends on it. The storage writes (a participant's
+// prepare, the coordinator's commit, the apply) are off that path, and a write carries whatever is ready when it starts
+// (group commit, CownGrain.Durable.cs).
+//
+// The durable rule, for every answer another party acts on irrevocably. Committed (to a spawner or a participant) only
+// after the write holding the commit record landed. A participant votes yes only once its write-back is in storage and
+// every write-back before it here has committed. Applied only after the apply is in storage, or after a write that found
+// none left to apply. A grant is not irrevocable: a behaviour whose grant depended on a write-back that aborts is aborted
+// too, before it can commit, so an undecided state is never part of a committed one. If a write fails, storage may or may
+// not hold it (a timeout can land later): the activation is poisoned, answers nothing more, and deactivates; the next
+// activation reads storage afresh.
 //
 // The fences. (1) An activation's first act is a write (the epoch): storage checks each write's ETag, so every write
 // still in flight from an earlier activation (a paused silo's, a duplicate's) fails from then on, and what this
-// activation read stays what storage holds. (2) A negative answer that another cown acts on (Decide: Aborted; a
-// release that finds no prepared value: Applied) is given only after a write of this activation succeeded since it
-// last looked, so a later activation that this one does not know about cannot exist unnoticed: its fence would have
-// failed this write. Positive answers are durable facts and need no fence.
+// activation read stays what storage holds. (2) A negative answer given without holding the behaviour's request or
+// write-back (Decide or Commit: Aborted; a release that finds nothing to apply: Applied; a lookup: not committed) is
+// given only after a write of this activation succeeded since it last looked, so a later activation that this one does
+// not know about cannot exist unnoticed: its fence would have failed this write. A coordinator that holds the request or
+// the write-back may abort in memory: only the activation that holds a behaviour's request can ever commit it.
 //
 // Invariants:
-//   * _queue is in arrival order of first Enqueue calls; a request is granted iff no other behaviour's write-back is
-//     pending here (prepared in _durable, or being prepared) and it is a writer at the head, or a reader with only
-//     readers ahead.
+//   * _queue is in arrival order of first Enqueue calls; a request is granted iff the cown is not blocked (write-backs
+//     found in storage at activation are being resolved) and it is a writer at the head, or a reader with only readers
+//     ahead.
 //   * An Enqueue is acknowledged only when every request ahead is Scheduled (RequestQueue's header).
-//   * For a behaviour this cown coordinates, its request or its durable commit record exists at every moment (the
-//     request is removed only after the commit write succeeded), so Decide never answers Aborted for one that commits.
+//   * The chain holds the undecided write-backs in queue order; decisions come in chain order (a participant votes, and
+//     a coordinator commits, only once everything before it here has committed), and an abort drops the write-back and
+//     everything after it, with every grant made on their states.
+//   * For a behaviour this cown coordinates, its request, its write-back or its durable commit record exists at every
+//     moment until it is decided, so Decide never answers Aborted for one that commits.
 // The awaits use ConfigureAwait(true): continuations must run on the activation's scheduler.
 // =====================================================================================================================
 [Reentrant]
 [Immovable]
-[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "_writes never allocates a wait handle (only WaitAsync is used), so it holds nothing to dispose.")]
 internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     where T : class, new()
 {
@@ -47,7 +54,6 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
     private readonly ILogger _logger;
     private readonly CownClock _clock;
     private readonly RequestQueue _queue = new();
-    private readonly SemaphoreSlim _writes = new(1, 1);
     private CownRecord<T> _durable = new();
     private Exception? _poisoned;
 
@@ -65,17 +71,26 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
 
     private long LeaseMilliseconds => (long)_options.LeaseDuration.TotalMilliseconds;
 
+    private GrainId Self => this.GetGrainId();
+
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
         _durable = _record.State ?? new CownRecord<T>();
         Learn(_durable);
 
-        // Fence (1): from this write on, no earlier activation's write can land.
-        await WriteAsync(r => r with { Epoch = r.Epoch + 1 }).ConfigureAwait(true);
+        // Write-backs found prepared lost their requests with the old activation: they block grants until resolved.
+        foreach (PreparedWrite<T> prepared in _durable.PreparedChain)
+        {
+            _chain.Add(new WriteBack<T>(prepared.Behaviour, prepared.Value, ++_seq, prepared.Coordinator) { Recovered = true, Durable = true });
+            _recovering++;
+        }
 
-        // A prepared value found in storage lost its request with the old activation: give its spawner a lease to
-        // finish it, then ask the coordinator.
-        _preparedDeadline = Environment.TickCount64 + LeaseMilliseconds;
+        // Fence (1): from this write on, no earlier activation's write can land.
+        _bumpEpoch = true;
+        await WriteAsync().ConfigureAwait(true);
+
+        // Give the recovered write-backs' spawners a lease to finish them, then ask their coordinators.
+        _recoveryDeadline = Environment.TickCount64 + LeaseMilliseconds;
         TimeSpan period = _options.LeaseDuration / 4;
         this.RegisterGrainTimer(Tick, new GrainTimerCreationOptions(period, period) { Interleave = true, KeepAlive = false });
         Log.Activated(_logger, this.GetPrimaryKeyString(), _durable.Epoch, _durable.Prepared?.Behaviour, _durable.Commits.Length);
@@ -89,7 +104,7 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         return Task.CompletedTask;
     }
 
-    public async Task<CownReply> Enqueue(Guid behaviour, bool write, bool first, TimeSpan wait, string? idempotencyKey)
+    public async Task<Grant<T>> Enqueue(Guid behaviour, bool write, bool first, bool last, TimeSpan wait, string? idempotencyKey)
     {
         ThrowIfPoisoned();
         Request? request = _queue.Find(behaviour);
@@ -97,7 +112,7 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         {
             if (!first)
             {
-                return CownReply.Lost;
+                return new Grant<T>(CownReply.Lost, null);
             }
 
             if (idempotencyKey is not null)
@@ -105,7 +120,7 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
                 // A key a lookup answered NotCommitted for may not commit here: the attempt is refused before it queues.
                 if (IsFenced(idempotencyKey))
                 {
-                    return CownReply.Fenced;
+                    return new Grant<T>(CownReply.Fenced, null);
                 }
 
                 HoldKey(idempotencyKey);
@@ -115,7 +130,29 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         }
 
         Renew(request);
-        return await WaitAsync(request, _queue.IsAcknowledged, wait).ConfigureAwait(true);
+        CownReply reply = await WaitAsync(request, _queue.IsAcknowledged, wait).ConfigureAwait(true);
+        if (reply != CownReply.Ready)
+        {
+            return new Grant<T>(reply, null);
+        }
+
+        if (last)
+        {
+            // Every enqueue of the behaviour is acknowledged, so it is scheduled from now on.
+            Schedule(request);
+        }
+
+        return IsGranted(request) ? GrantOf(request) : new Grant<T>(CownReply.Ready, null);
+    }
+
+    public Task Schedule(Guid behaviour)
+    {
+        if (_poisoned is null && _queue.Find(behaviour) is { } request)
+        {
+            Schedule(request);
+        }
+
+        return Task.CompletedTask;
     }
 
     public async Task<Grant<T>> Acquire(Guid behaviour, TimeSpan wait)
@@ -126,17 +163,10 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
             return new Grant<T>(CownReply.Lost, null);
         }
 
-        if (!request.Scheduled)
-        {
-            request.Scheduled = true;
-            _queue.WakeReady(BlockedBy);
-        }
-
+        Schedule(request);
         Renew(request);
         CownReply reply = await WaitAsync(request, IsGranted, wait).ConfigureAwait(true);
-
-        // A durable state: the committed value, or a prepared value whose commit is durable at its coordinator.
-        return reply == CownReply.Ready ? new Grant<T>(reply, EffectiveValue ?? new T()) : new Grant<T>(reply, null);
+        return reply == CownReply.Ready ? GrantOf(request) : new Grant<T>(reply, null);
     }
 
     public Task<CownReply> Renew(Guid behaviour)
@@ -151,19 +181,27 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         return Task.FromResult(CownReply.Ready);
     }
 
-    public Task<CownReply> Validate(Guid behaviour)
+    private void Schedule(Request request)
     {
-        ThrowIfPoisoned();
-        return Task.FromResult(_queue.Find(behaviour) is { } request && IsGranted(request) ? CownReply.Ready : CownReply.Lost);
+        if (!request.Scheduled)
+        {
+            request.Scheduled = true;
+            _queue.WakeReady(Blocked);
+        }
     }
 
     /// <summary>
-    /// The behaviour whose write-back blocks every other grant: the durable prepared value's (unless its commit is
-    /// known), or the one being prepared (its write is in flight and may land).
+    /// The grant's state: the latest write-back's (the behaviour depends on every write-back up to it: ReadSeq), or the
+    /// committed state.
     /// </summary>
-    private Guid BlockedBy => _durable.Prepared is { } prepared && prepared.Behaviour != _decided ? prepared.Behaviour : _preparing;
+    private Grant<T> GrantOf(Request request)
+    {
+        request.GrantSent = true;
+        request.ReadSeq = _seq;
+        return new Grant<T>(CownReply.Ready, LatestValue ?? new T());
+    }
 
-    private bool IsGranted(Request request) => _queue.IsGranted(request, BlockedBy);
+    private bool IsGranted(Request request) => _queue.IsGranted(request, Blocked);
 
     private void Renew(Request request)
     {
@@ -177,7 +215,14 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
         DelayDeactivation(2 * _options.LeaseDuration);
     }
 
-    private void Remove(Request request) => _queue.Remove(request, BlockedBy);
+    private void Remove(Request request) => _queue.Remove(request, Blocked);
+
+    /// <summary>The request, if this cown holds it for a grant it sent (a write-back or a release may then act on it).</summary>
+    private Request? Held(Guid behaviour, bool write)
+    {
+        Request? request = _queue.Find(behaviour);
+        return request is not null && request.GrantSent && (request.Write || !write) && IsGranted(request) ? request : null;
+    }
 
     private async Task<CownReply> WaitAsync(Request request, Func<Request, bool> ready, TimeSpan wait)
     {
@@ -209,5 +254,23 @@ internal sealed partial class CownGrain<T> : Grain, ICownGrain<T>
                 await cancel.CancelAsync().ConfigureAwait(true);
             }
         }
+    }
+
+    /// <summary>Waits up to <paramref name="wait"/> for <paramref name="task"/>; false if the wait ran out first.</summary>
+    private static async Task<bool> WithinAsync(Task task, TimeSpan wait)
+    {
+        if (task.IsCompleted)
+        {
+            return true;
+        }
+
+        using var cancel = new CancellationTokenSource();
+        if (await Task.WhenAny(task, Task.Delay(wait, cancel.Token)).ConfigureAwait(true) == task)
+        {
+            await cancel.CancelAsync().ConfigureAwait(true);
+            return true;
+        }
+
+        return false;
     }
 }

@@ -1,9 +1,10 @@
 namespace Boc.Orleans.Grains;
 
 /// <summary>
-/// What a cown persists (docs/distributed.md, "The protocol"): its committed state, at most one prepared value
-/// (a pending write-back of a multi-cown commit), the commit records of behaviours it coordinated, and the epoch of the
-/// activation that last fenced it. The queue of requests is not persisted: spawners rebuild it.
+/// What a cown persists (docs/distributed.md, "The protocol"): its committed state, the prepared write-backs of
+/// multi-cown behaviours still waiting for their decision here, the commit records of behaviours it coordinated, the
+/// idempotency keys it fenced, and the epoch of the activation that last fenced it. The queue of requests is not
+/// persisted: spawners rebuild it.
 /// </summary>
 /// <remarks>
 /// A grain treats every instance as immutable once written: a change builds the next record with <c>with</c> and new
@@ -18,9 +19,15 @@ internal sealed record CownRecord<T>
     [Id(0)]
     public T? Value { get; set; }
 
-    /// <summary>The write-back of a multi-cown behaviour whose coordinator has not yet been heard from.</summary>
+    /// <summary>
+    /// The write-backs of behaviours this cown takes part in whose decision is not applied here yet, in chain order:
+    /// each was computed from the one before (CownGrain.Chain.cs).
+    /// </summary>
     [Id(1)]
-    public PreparedWrite<T>? Prepared { get; set; }
+    public PreparedWrite<T>[] PreparedChain { get; set; } = [];
+
+    /// <summary>The first prepared write-back, if any: what a stored record still waits for.</summary>
+    public PreparedWrite<T>? Prepared => PreparedChain.Length > 0 ? PreparedChain[0] : null;
 
     /// <summary>Commit records of behaviours this cown coordinated that are not yet settled.</summary>
     [Id(2)]

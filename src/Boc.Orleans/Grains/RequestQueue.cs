@@ -7,8 +7,9 @@ namespace Boc.Orleans.Grains;
 // Two properties decide every answer, and both hold for a prefix of the queue:
 //   * acknowledged: every request ahead is Scheduled (the in-process "link only behind a Scheduled predecessor" rule of
 //     Behaviour.Enqueue.cs): true up to and including the first request that is not Scheduled;
-//   * granted: the head if it writes, else the leading run of readers; and never while another behaviour's write-back
-//     is pending (prepared, or being prepared), so a multi-cown commit is never half visible.
+//   * granted: the head if it writes, else the leading run of readers; and nothing while the cown is blocked (write-backs
+//     found in storage at activation are being resolved). Write-backs of behaviours that left the queue do not block: a
+//     grant carries their state and depends on them (CownGrain.Chain.cs).
 // A change wakes only the waiters whose property may have turned true: the prefixes above, plus a removed request's
 // own waiter. A hot cown's release is O(woken) instead of waking every spawner polling it.
 // =====================================================================================================================
@@ -41,14 +42,14 @@ internal sealed class RequestQueue
         return request;
     }
 
-    public void Remove(Request request, Guid blockedBy)
+    public void Remove(Request request, bool blocked)
     {
         if (_requests.Remove(request))
         {
             BocClusterMetrics.Queued.Add(-1);
             request.Removed = true;
             request.Wake();
-            WakeReady(blockedBy);
+            WakeReady(blocked);
         }
     }
 
@@ -71,13 +72,10 @@ internal sealed class RequestQueue
         return false;
     }
 
-    /// <summary>
-    /// True if <paramref name="request"/> holds the cown, given that <paramref name="blockedBy"/> (if not empty) is a
-    /// behaviour whose write-back is pending here: only that behaviour's own request can hold the cown then.
-    /// </summary>
-    public bool IsGranted(Request request, Guid blockedBy)
+    /// <summary>True if <paramref name="request"/> holds the cown (nothing does while it is <paramref name="blocked"/>).</summary>
+    public bool IsGranted(Request request, bool blocked)
     {
-        if (blockedBy != Guid.Empty && blockedBy != request.Id)
+        if (blocked)
         {
             return false;
         }
@@ -105,28 +103,23 @@ internal sealed class RequestQueue
 
     /// <summary>
     /// Wakes the waiters of the requests that are now acknowledged or granted: the two prefixes of the queue. Called
-    /// after every change that can extend them (a Scheduled mark, a removal, a write-back resolved).
+    /// after every change that can extend them (a Scheduled mark, a removal, the cown unblocked).
     /// </summary>
-    public void WakeReady(Guid blockedBy)
+    public void WakeReady(bool blocked)
     {
         bool acknowledged = true;
-        bool granted = blockedBy == Guid.Empty;
+        bool granted = !blocked;
         for (int i = 0; i < _requests.Count && (acknowledged || granted); i++)
         {
             Request request = _requests[i];
-            bool grantedHere = granted && (request.Write ? i == 0 : true);
-            if (acknowledged || grantedHere || request.Id == blockedBy)
+            bool grantedHere = granted && (!request.Write || i == 0);
+            if (acknowledged || grantedHere)
             {
                 request.Wake();
             }
 
             acknowledged &= request.Scheduled;
             granted &= !request.Write;
-        }
-
-        if (blockedBy != Guid.Empty && Find(blockedBy) is { } holder)
-        {
-            holder.Wake();
         }
     }
 
@@ -152,14 +145,14 @@ internal sealed class RequestQueue
         _requests.Clear();
     }
 
-    /// <summary>Removes and returns the requests whose lease ended before <paramref name="now"/> and that may be evicted.</summary>
-    public List<Request>? EvictExpired(long now, Guid keep)
+    /// <summary>Removes and returns the requests whose lease ended before <paramref name="now"/>.</summary>
+    public List<Request>? EvictExpired(long now)
     {
         List<Request>? evicted = null;
         for (int i = _requests.Count - 1; i >= 0; i--)
         {
             Request request = _requests[i];
-            if (request.LeaseUntil < now && request.Id != keep && !request.Writing)
+            if (request.LeaseUntil < now)
             {
                 _requests.RemoveAt(i);
                 BocClusterMetrics.Queued.Add(-1);
@@ -185,8 +178,11 @@ internal sealed class Request(Guid id, bool write)
     /// <summary>The spawner has every acknowledgement: requests behind may be acknowledged.</summary>
     public bool Scheduled { get; set; }
 
-    /// <summary>A storage write for this request is in flight (a prepare or a commit): its lease cannot end it.</summary>
-    public bool Writing { get; set; }
+    /// <summary>The spawner has been sent the grant: its body may be running on the state it carried.</summary>
+    public bool GrantSent { get; set; }
+
+    /// <summary>The chain position the grant carried: the write-backs up to it must all commit for the grant to count.</summary>
+    public long ReadSeq { get; set; }
 
     /// <summary>No longer in the queue: released, evicted, or the activation gave up.</summary>
     public bool Removed { get; set; }
