@@ -24,8 +24,9 @@ namespace Boc;
 // sums are equal then at the moment between the two passes nothing was counted in and not out (each member is counted
 // in before its enqueue, with an interlocked step, and everything that finishes it is ordered after that enqueue).
 //   What is counted: the block itself, one unit from BeginScope until its block ends (Close); each member from its
-//   spawn until it has finished (Behaviour.Finish, after its outcome is delivered, or CompleteWithdrawn); each child
-//   scope from its BeginScope until it has finished.
+//   spawn until it has finished (Behaviour.Finish, after its outcome is delivered) or been withdrawn
+//   (Behaviour.Withdraw, once its slots are marked and its outcome delivered: it will never run a body, so it spawns
+//   nothing more); each child scope from its BeginScope until it has finished.
 //   When it may be zero: a member's spawns happen in its body, before the member counts out, and a child's members are
 //   counted in the child, which is counted in the parent until it finishes. So while the block is open the count is at
 //   least 1, and once it is closed the count can only rise through a spawn by a live member (which is counted) or by a
