@@ -28,31 +28,24 @@ public abstract class Cown
     private static long t_idLimit;
 
     // The layout is explicit, in two groups a cache line apart. The state and the id are written once and then read:
-    // the id by every spawn of two or more cowns (it orders the acquisition), the state by every body.
-    // The queue's fields (Last, PendingWriter, ReadState) are written by every spawn (the Exchange) and every release
-    // (the compare-and-swap), usually on different cores. On one line, a spawner's read of the id and a body's read of
-    // the state missed whenever another core had just released the cown, and a spawn then needed the line a second
-    // time, exclusively, for its Exchange. Apart, the first line stays shared in every core's cache. In plain processes
-    // alternating with the packed layout, Logistic Map full (an outside producer's two-cown spawns) took 50.0 and 50.0
-    // ms against 56.8 and 57.6; Count actor, Banking full and Fork-Join Create full moved within their spread, and
-    // Thread Ring not at all. It costs 56 bytes a cown (120 on x64 instead of 64; SlotLayoutTests pins the size).
+    // the id by every spawn of two or more cowns (it orders the acquisition), the state by every body. The queue's
+    // fields (CownQueue: the tail, the pending writer, the readers) are written by every spawn (the Exchange) and every
+    // release (the compare-and-swap), usually on different cores. On one line, a spawner's read of the id and a body's
+    // read of the state missed whenever another core had just released the cown, and a spawn then needed the line a
+    // second time, exclusively, for its Exchange. Apart, the first line stays shared in every core's cache. In plain
+    // processes alternating with the packed layout, Logistic Map full (an outside producer's two-cown spawns) took 50.0
+    // and 50.0 ms against 56.8 and 57.6; Count actor, Banking full and Fork-Join Create full moved within their spread,
+    // and Thread Ring not at all. It costs 56 bytes a cown (120 on x64 instead of 64; SlotLayoutTests pins the size).
     // The queue's fields start 72 bytes in: objects are only 8-byte aligned, and 72 is the least offset at which no
     // 64-byte line can hold both a byte of the first group (bytes 0-15) and a byte of the queue's fields.
     private const int QueueOffset = 72;
 
-    // ---- Protocol state. Only the protocol files (Protocol/Behaviour.*.cs, Appending/Behaviour.Appending.cs) read or write these; their comments say why each access is safe.
+    // ---- Protocol state: the queue (Protocol/CownQueue.cs), whose fields are private to it; its operations are the
+    // only way to touch them.
 
-    /// <summary>The behaviour most recently enqueued on this cown, or null when its queue is empty.</summary>
+    /// <summary>The cown's queue state: the tail, the active readers and the pending writer.</summary>
     [FieldOffset(QueueOffset)]
-    internal Behaviour? Last;
-
-    /// <summary>Active readers in the low bits, plus <see cref="Slot.WriterWaiting"/> while a writer waits for them.</summary>
-    [FieldOffset(QueueOffset + 16)]
-    internal int ReadState;
-
-    /// <summary>The writer that holds the queue's turn but waits for active readers to leave.</summary>
-    [FieldOffset(QueueOffset + 8)]
-    internal Behaviour? PendingWriter;
+    internal CownQueue Queue;
 
     /// <summary>The protected state. Never null; typed access goes through <see cref="Cown{T}"/>.</summary>
     [FieldOffset(0)]
@@ -138,16 +131,15 @@ public abstract class Cown
     {
         get
         {
-            bool queued = Volatile.Read(ref Last) is not null;
-            int readState = Volatile.Read(ref ReadState);
-            int readers = readState & ~Slot.WriterWaiting;
+            (Behaviour? tail, int readers, bool writerWaits, _) = Queue.Snapshot();
+            bool queued = tail is not null;
             string text = queued ? $"{this}, busy (queue not empty)" : readers > 0 ? $"{this}, busy" : $"{this}, idle";
             if (readers > 0)
             {
                 text += readers == 1 ? ", 1 reader running" : $", {readers} readers running";
             }
 
-            if ((readState & Slot.WriterWaiting) != 0)
+            if (writerWaits)
             {
                 text += ", a writer waits for the readers";
             }

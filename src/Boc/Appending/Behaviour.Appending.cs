@@ -14,22 +14,22 @@ namespace Boc;
 // uncontended CAS and a 16-byte entry, and the runner reads several entries per cache line, as a mailbox does.
 //   The append word (AppendableBehaviour's _appendState, one long): Open | Writing | count of appended bodies,
 // and a generation in the high 32 bits.
-//   * Opening. EnqueueOne opens the word (new generation, count 0, Open) right after its Exchange on Cown.Last, so
-//     the word is open only while the behaviour is queued and has not started: never before it is at the tail (an
+//   * Opening. EnqueueOne opens the word (new generation, count 0, Open) right after its exchange of the cown's tail,
+//     so the word is open only while the behaviour is queued and has not started: never before it is at the tail (an
 //     append to a behaviour not yet enqueued would run the appended body at a place in the queue decided later, after
 //     spawns that returned before it), and before anything can run it (the link comes after). It opens only if the
 //     Exchange found a predecessor: a behaviour that found its queue empty is dispatched at once, leaving no time worth
-//     appending in, and its run then closes nothing (a chain from cown to cown, each body spawning the next message
-//     on an idle cown, pays no CAS). Nor does it open behind the body running on the spawning thread: a body that
-//     spawns the next message on its own cown (a chain on one cown) would otherwise pay a CAS at every run to close a
-//     word nobody appends to; a body that floods its own cown loses only its first spawn's chance to take appends.
-//   * Appending (TryClaimAppend, then ReleaseAppend). The appender read Cown.Last and found the behaviour. It reads
-//     the word: Open, not Writing, below MaxAppended, else it spawns normally. It checks that the behaviour's cown and
-//     runtime are its own. Then one CAS sets Writing on exactly the word it read; it writes the entry; and a release
-//     store publishes count + 1 and clears Writing. The generation makes the CAS fail if the behaviour ran, went back
-//     to the pool and was reused meanwhile (its word now carries another generation), so everything read between the
-//     word and the CAS belongs to the life that was open; and while Writing is set, the runner cannot close the word,
-//     so the object cannot finish and be reused under the entry being written.
+//     appending in, and its run then closes nothing (a chain from cown to cown, each body spawning the next message on
+//     an idle cown, pays no CAS). Nor does it open behind the body running on the spawning thread: a body that spawns
+//     the next message on its own cown (a chain on one cown) would otherwise pay a CAS at every run to close a word
+//     nobody appends to; a body that floods its own cown loses only its first spawn's chance to take appends.
+//   * Appending (TryClaimAppend, then ReleaseAppend). The appender read the cown's tail and found the behaviour. It
+//     reads the word: Open, not Writing, below MaxAppended, else it spawns normally. It checks that the behaviour's
+//     cown and runtime are its own. Then one CAS sets Writing on exactly the word it read; it writes the entry; and a
+//     release store publishes count + 1 and clears Writing. The generation makes the CAS fail if the behaviour ran,
+//     went back to the pool and was reused meanwhile (its word now carries another generation), so everything read
+//     between the word and the CAS belongs to the life that was open; and while Writing is set, the runner cannot close
+//     the word, so the object cannot finish and be reused under the entry being written.
 //   * Closing (CloseAppends). Run closes the word before the body starts: it waits while Writing is set, then one CAS
 //     clears Open. The count it read is final: every appended body was written before its count was published, and
 //     no append can succeed after the close. They run after the behaviour's own body, in index order; each failure is
@@ -55,13 +55,13 @@ namespace Boc;
 // Why appending keeps the protocol's guarantees:
 //   * Order. An appended body runs exactly where the tail behaviour is in its cown's queue: after everything queued
 //     before the tail, and before everything queued after it (the tail releases only after its appended bodies). An
-//     append succeeds only if its spawner read Cown.Last and found the tail, and the CAS finds the tail still open. A
-//     spawn X that happens-before the append made its Exchange before the appender's read of Last, so the appender
-//     would have found X or a later tail, not this one; so X is queued ahead of the tail, and runs first. A spawn that
-//     the append happens-before comes after the CAS, so it is queued after the tail, or appended after this entry:
-//     it runs later. A spawn concurrent with the append (an Exchange between the appender's read and its CAS) may
-//     end up behind the appended body: with no happens-before between them, either order is allowed, and the appended
-//     body names only this cown, so no other queue has to agree with this one.
+//     append succeeds only if its spawner read the cown's tail and found the tail, and the CAS finds the tail still
+//     open. A spawn X that happens-before the append made its Exchange before the appender's read of Last, so the
+//     appender would have found X or a later tail, not this one; so X is queued ahead of the tail, and runs first. A
+//     spawn that the append happens-before comes after the CAS, so it is queued after the tail, or appended after this
+//     entry: it runs later. A spawn concurrent with the append (an Exchange between the appender's read and its CAS)
+//     may end up behind the appended body: with no happens-before between them, either order is allowed, and the
+//     appended body names only this cown, so no other queue has to agree with this one.
 //   * Atomicity and exclusivity. The appended bodies run inside the tail behaviour's run, and with its access: a
 //     writer's holds the cown exclusively, and TryClaimAppend (which checks the mode after the word, so it is the
 //     open life's) lets only reads into a reader, so what runs beside a reader's run is other readers only. A read in
@@ -226,7 +226,7 @@ internal abstract partial class Behaviour
         // Some appended and room for more, and still the tail of its (first) cown: a spawner is most likely appending
         // now ("Holding a filling tail"). Plain reads: a hint.
         long count = seen & AppendCountMask;
-        if (count != 0 && count < MaxAppended && ReferenceEquals(Volatile.Read(ref _first.Target.Last), this))
+        if (count != 0 && count < MaxAppended && ReferenceEquals(_first.Target.Queue.TailHint, this))
         {
             seen = HoldWhileFilling(ref word, seen);
         }

@@ -148,10 +148,7 @@ internal abstract partial class Behaviour
     internal static string DescribeQueue(Cown cown, int limit)
     {
         var text = new StringBuilder();
-        Behaviour? last = Volatile.Read(ref cown.Last);
-        int readState = Volatile.Read(ref cown.ReadState);
-        int readers = readState & ~Slot.WriterWaiting;
-        Behaviour? pendingWriter = Volatile.Read(ref cown.PendingWriter);
+        (Behaviour? last, int readers, _, Behaviour? pendingWriter) = cown.Queue.Snapshot();
         text.Append(cown).Append(": ");
         if (last is null && readers == 0)
         {
@@ -215,7 +212,7 @@ internal abstract partial class Behaviour
             {
                 current.DescribeTo(text);
                 text.AppendLine();
-                current = Volatile.Read(ref current.SlotFor(cown).Next);
+                current = current.SlotFor(cown).ReadNext();
             }
 #pragma warning disable CA1031 // Racy reads of a behaviour that is being reused may fail in several ways; all end the snapshot.
             catch (Exception)

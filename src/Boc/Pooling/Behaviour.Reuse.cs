@@ -10,9 +10,9 @@ namespace Boc;
 //   * successors: a successor's spawner reads our slot (Scheduled) and writes our slot's Next; PassOn waits for that
 //     write before returning, and every PassOn of ours happens before we return to the pool (a writer's in Finish; a
 //     reader's before its countdown unit is resolved, so before the behaviour can even run);
-//   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
-//     at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or by
-//     GrantWrite itself when its CAS loses to a leaving reader and it looks again).
+//   * cowns: the cown's tail points at us until PassOn's CAS clears it or a successor replaces it; the cown's pending
+//     writer points at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or
+//     by GrantWrite itself when its CAS loses to a leaving reader and it looks again).
 //   * appenders ("Appending"): an appender writes to a behaviour only while it holds the Writing bit of an open word,
 //     and the runner closes the word (waiting for Writing to clear) before the body starts, so before Finish; what an
 //     appender reads before its CAS may belong to a later life, but then the generation makes the CAS fail.
@@ -110,9 +110,9 @@ internal abstract partial class Behaviour
         {
             ref Slot slot = ref SlotAt(i);
 #if DEBUG
-            // "Reuse" at the top of this file: nothing may point at a pooled behaviour. Cown.Last and Slot.Next are checked through the
-            // generation stamps; PendingWriter is checked here.
-            if (slot.Target is { } cown && ReferenceEquals(Volatile.Read(ref cown.PendingWriter), this))
+            // "Reuse" at the top of this file: nothing may point at a pooled behaviour. The cown's tail and a slot's
+            // link are checked through the generation stamps; PendingWriter is checked here.
+            if (slot.Target is { } cown && cown.Queue.IsPendingWriter(this))
             {
                 throw new InvalidOperationException("A behaviour went back to the pool while a cown still named it as its pending writer.");
             }
@@ -120,12 +120,7 @@ internal abstract partial class Behaviour
             if (keepReferences)
             {
                 // Field by field: copying the cown back into a cleared slot would be the write barrier this avoids.
-                slot.Next = null;
-                slot.State = 0;
-                slot.IsRead = false;
-#if DEBUG
-                slot.NextGeneration = 0;
-#endif
+                slot.ClearKeepingTarget();
             }
             else
             {

@@ -21,12 +21,12 @@ namespace Boc;
 // each slot (after winning the state word); the deliverer sets a bit when the turn has become the behaviour's:
 //   * a writer: Held, set where it would resolve its unit, i.e. holding the turn with no active readers (Hold: from
 //     GrantWrite, from the last leaving reader, and, as plain writes, by the spawner when it took the turn from an
-//     empty queue; no canceller exists then). A writer still waiting for readers (registered as Cown.PendingWriter with
-//     WriterWaiting set) has not set Held, so the canceller leaves it alone and it keeps waiting: passing the turn on
-//     from there would let a successor writer take the turn while GrantWrite's invariant says the holder waits. If the
-//     turn arrives after Withdrawn is set (GrantWrite sees the bit first), the writer does not wait for readers at all:
-//     it needs no exclusivity, and a writer behind it still waits for them through ReadState.
-//     Whoever sets the second of {Held, Withdrawn} passes the turn on (PassOn + Grant): exactly once.
+//     empty queue; no canceller exists then). A writer still waiting for readers (registered as the cown's pending
+//     writer with WriterWaiting set) has not set Held, so the canceller leaves it alone and it keeps waiting: passing
+//     the turn on from there would let a successor writer take the turn while GrantWrite's invariant says the holder
+//     waits. If the turn arrives after Withdrawn is set (GrantWrite sees the bit first), the writer does not wait for
+//     readers at all: it needs no exclusivity, and a writer behind it still waits for them through ReadState. Whoever
+//     sets the second of {Held, Withdrawn} passes the turn on (PassOn + Grant): exactly once.
 //   * a reader: Granted, set after it counted itself in, as before; its turn is passed on by the Granted/Scheduled
 //     hand-over as always (Scheduled is set, so the deliverer passes it on at once). What is left to arbitrate is its
 //     count in ReadState: whoever sets the second of {Granted, Withdrawn} counts it out (LeaveRead), exactly once. The
@@ -125,7 +125,7 @@ internal abstract partial class Behaviour
         {
             ref Slot slot = ref SlotAt(i);
             Cown cown = slot.Target;
-            int old = Interlocked.Or(ref slot.State, Slot.Withdrawn);
+            int old = slot.Withdraw();
             if (slot.IsRead)
             {
                 // A reader's turn is passed on by the Granted/Scheduled hand-over as usual (it is Scheduled: the

@@ -17,10 +17,11 @@ namespace Boc;
 //   * Protocol/Behaviour.Cancellation.cs - withdrawing a cancellable behaviour;
 //   * Appending/Behaviour.Appending.cs - bodies appended to the behaviour at a cown's tail;
 //   * Pooling/Behaviour.Reuse.cs - when a behaviour may go back to its pool.
-// Only these files touch the queue state of a cown (Cown.Last, Cown.ReadState, Cown.PendingWriter) or a behaviour's
-// request slots (Protocol/Slot.cs holds the slot and its state machine). Diagnostics/Behaviour.Diagnostics.cs only
-// reads that state, racily, for the debugging dump Cown.DescribeQueue; its metrics and tracing hooks in Run and Finish
-// touch only the behaviour's own diagnostics fields, so nothing in the protocol depends on them.
+// The queue state of a cown (Protocol/CownQueue.cs) and a request's state word and link (Protocol/Slot.cs) are private
+// to their types: these files change them only through the named operations and transitions those types define, which
+// debug builds check. Diagnostics/Behaviour.Diagnostics.cs only reads that state, through their racy snapshots, for the
+// debugging dump Cown.DescribeQueue; its metrics and tracing hooks in Run and Finish touch only the behaviour's own
+// diagnostics fields, so nothing in the protocol depends on them.
 //
 // This file: the behaviour's fields, its set-up (Prepare, AddRequest, on an object fresh from the pool) and where its
 // slots live. Invariants of the fields:
@@ -77,6 +78,18 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 #if DEBUG
     /// <summary>Incremented each time the behaviour returns to its pool (debug builds check links against it).</summary>
     private int _generation;
+#endif
+
+    /// <summary>The pool generation that links to <paramref name="behaviour"/> are stamped with (0 in release builds).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+#if DEBUG
+    private static int GenerationOf(Behaviour behaviour) => behaviour._generation;
+#else
+    private static int GenerationOf(Behaviour behaviour)
+    {
+        _ = behaviour;
+        return 0;
+    }
 #endif
 
     /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
@@ -223,8 +236,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         slot.IsRead = isRead;
-        slot.Next = null;
-        slot.State = 0;
+        slot.ResetProtocolState();
     }
 
 
