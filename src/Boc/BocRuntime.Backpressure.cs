@@ -44,7 +44,7 @@ public sealed partial class BocRuntime
     private int _roomWaiters;
 
     /// <summary>Gets how many blocked spawns and <see cref="WaitForRoomAsync"/> calls are waiting for room now.</summary>
-    internal int RoomWaiters => Volatile.Read(ref _roomWaiters);
+    internal int RoomWaiters => Atomic.Read(ref _roomWaiters);
 
     /// <summary>
     /// Gets the number of behaviours pending on this runtime: accepted and not yet finished (queued on their cowns,
@@ -63,7 +63,7 @@ public sealed partial class BocRuntime
     /// a bound that is before its result (if any) is delivered, so a caller that has the result finds its room free.
     /// </para>
     /// </remarks>
-    public long PendingCount => _maxPending == 0 ? _pending.Estimate() : Math.Max(0, Volatile.Read(ref _admitted.Value));
+    public long PendingCount => _maxPending == 0 ? _pending.Estimate() : Math.Max(0, Atomic.Read(ref _admitted.Value));
 
     /// <summary>
     /// Waits until this runtime has room for a behaviour: fewer than <see cref="BocRuntimeOptions.MaxPendingBehaviours"/>
@@ -140,7 +140,7 @@ public sealed partial class BocRuntime
     {
         if (IsInside())
         {
-            Interlocked.Increment(ref _admitted.Value);
+            Atomic.Increment(ref _admitted.Value);
             return true;
         }
 
@@ -183,7 +183,7 @@ public sealed partial class BocRuntime
             cancellationToken = scopeToken;
         }
 
-        Interlocked.Increment(ref _roomWaiters);
+        Atomic.Increment(ref _roomWaiters);
         try
         {
             while (true)
@@ -214,7 +214,7 @@ public sealed partial class BocRuntime
         }
         finally
         {
-            Interlocked.Decrement(ref _roomWaiters);
+            Atomic.Decrement(ref _roomWaiters);
         }
     }
 
@@ -231,7 +231,7 @@ public sealed partial class BocRuntime
 
         if (IsInside())
         {
-            Interlocked.Increment(ref _admitted.Value);
+            Atomic.Increment(ref _admitted.Value);
             return true;
         }
 
@@ -248,10 +248,10 @@ public sealed partial class BocRuntime
     /// <summary>Takes one unit of room if the bounded count is below the bound.</summary>
     private bool TryAdmitOutside()
     {
-        long current = Volatile.Read(ref _admitted.Value);
+        long current = Atomic.Read(ref _admitted.Value);
         while (current < _maxPending)
         {
-            long seen = Interlocked.CompareExchange(ref _admitted.Value, current + 1, current);
+            long seen = Atomic.CompareExchange(ref _admitted.Value, current + 1, current);
             if (seen == current)
             {
                 return true;
@@ -269,8 +269,8 @@ public sealed partial class BocRuntime
     /// </summary>
     private void ReleaseAdmission(int count = 1)
     {
-        Interlocked.Add(ref _admitted.Value, -count);
-        if (Volatile.Read(ref _roomWaiting.Value) != 0)
+        Atomic.Add(ref _admitted.Value, -count);
+        if (Atomic.Read(ref _roomWaiting.Value) != 0)
         {
             SignalRoom();
         }
@@ -293,7 +293,7 @@ public sealed partial class BocRuntime
         return (max, options.FullMode == BocFullMode.Throw);
     }
 
-    private bool HasRoom() => Volatile.Read(ref _admitted.Value) < _maxPending;
+    private bool HasRoom() => Atomic.Read(ref _admitted.Value) < _maxPending;
 
     /// <summary>The scope a spawn from the calling flow would join, or null (the slow path of a full runtime).</summary>
     private static BocScope? ScopeHere() => BocScope.AnyBegun ? BocScope.CurrentHere(BocThread.Current) : null;
@@ -307,20 +307,20 @@ public sealed partial class BocRuntime
 
     private async Task WaitForRoomSlowAsync(CancellationToken cancellationToken)
     {
-        Interlocked.Increment(ref _roomWaiters);
+        Atomic.Increment(ref _roomWaiters);
         try
         {
             while (true)
             {
                 Task signal = RegisterRoomWaiter();
-                if (HasRoom() || Volatile.Read(ref _disposed) != 0)
+                if (HasRoom() || Atomic.Read(ref _disposed) != 0)
                 {
                     // Disposed: there is nothing to wait for; the producer's next TryWhen says why (as for Wait mode above).
                     return;
                 }
 
                 await signal.WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
-                if (HasRoom() || Volatile.Read(ref _disposed) != 0)
+                if (HasRoom() || Atomic.Read(ref _disposed) != 0)
                 {
                     return;
                 }
@@ -328,7 +328,7 @@ public sealed partial class BocRuntime
         }
         finally
         {
-            Interlocked.Decrement(ref _roomWaiters);
+            Atomic.Decrement(ref _roomWaiters);
         }
     }
 
@@ -337,9 +337,12 @@ public sealed partial class BocRuntime
     {
         lock (_roomLock)
         {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
             // RunContinuationsAsynchronously: the signalling thread is a worker that just finished a behaviour.
             _roomSignal ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            Interlocked.Exchange(ref _roomWaiting.Value, 1);
+            Atomic.Exchange(ref _roomWaiting.Value, 1);
             return _roomSignal.Task;
         }
     }
@@ -349,9 +352,12 @@ public sealed partial class BocRuntime
         TaskCompletionSource? signal;
         lock (_roomLock)
         {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
             signal = _roomSignal;
             _roomSignal = null;
-            Interlocked.Exchange(ref _roomWaiting.Value, 0);
+            Atomic.Exchange(ref _roomWaiting.Value, 0);
         }
 
         signal?.TrySetResult();

@@ -86,7 +86,7 @@ public sealed partial class BocRuntime
             _pending.Spawned(worker, thread);
         }
 
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             for (int i = 0; i < count; i++)
             {
@@ -156,7 +156,7 @@ public sealed partial class BocRuntime
     {
         if (IsInside())
         {
-            Interlocked.Add(ref _admitted.Value, count);
+            Atomic.Add(ref _admitted.Value, count);
             return;
         }
 
@@ -196,10 +196,10 @@ public sealed partial class BocRuntime
     /// <summary>Takes <paramref name="count"/> units of room at once if they fit under the bound.</summary>
     private bool TryAdmitOutside(int count)
     {
-        long current = Volatile.Read(ref _admitted.Value);
+        long current = Atomic.Read(ref _admitted.Value);
         while (current + count <= _maxPending)
         {
-            long seen = Interlocked.CompareExchange(ref _admitted.Value, current + count, current);
+            long seen = Atomic.CompareExchange(ref _admitted.Value, current + count, current);
             if (seen == current)
             {
                 return true;

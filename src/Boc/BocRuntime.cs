@@ -367,7 +367,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         // (a Dekker pair, fenced on both sides, or by the disposer alone for a plain count on a line of one writer:
         // PendingCount), so a drain can never miss an accepted behaviour.
         _pending.Spawned(worker, thread);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
             join.Scope?.CountOut();
@@ -551,7 +551,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         }
 
         ThrowIfInOwnBody("dispose");
-        Interlocked.Exchange(ref _disposed, 1);
+        Atomic.Exchange(ref _disposed, 1);
 
         // The disposer's half of the spawn's Dekker pair: a worker, or a thread with a line of its own, counts a spawn in
         // with a plain store (PendingCount).
@@ -590,6 +590,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         TaskCompletionSource? earlier;
         lock (_quiescenceLock)
         {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
             // Register, then look again: either this check sees the last completion, or the last finisher sees the
             // registration and signals (PendingCount's remarks).
             _pending.SetWaiting(true);
@@ -616,6 +619,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         TaskCompletionSource? waiters;
         lock (_quiescenceLock)
         {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
             // Several finishers may get here for one quiescent moment, and a spawn may have raced in since the check:
             // then this is not a quiescent moment, the registration stays, and a later finisher signals.
             if (_nextQuiescence is null || !_pending.IsQuiescent())
@@ -672,7 +678,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <summary>Throws <see cref="ShutDown"/>'s exception if the runtime refuses new work.</summary>
     internal void ThrowIfDisposed()
     {
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             throw ShutDown();
         }

@@ -113,7 +113,7 @@ public abstract class Cown
     private static long NextIdBlock()
     {
         // Ids (last - IdBlock, last] are this thread's; hand out the first now.
-        long last = Interlocked.Add(ref s_lastId, IdBlock);
+        long last = Atomic.Add(ref s_lastId, IdBlock);
         t_nextId = last - IdBlock + 2;
         t_idLimit = last + 1;
         return last - IdBlock + 1;

@@ -56,7 +56,7 @@ public sealed class Cown<T> : Cown, IAcquirable<T>
         get
         {
             // Racing creators may both allocate; CompareExchange keeps the first so every caller sees one view.
-            return _readOnly ?? Interlocked.CompareExchange(ref _readOnly, new ReadOnlyCown<T>(this), null) ?? _readOnly;
+            return _readOnly ?? Atomic.CompareExchange(ref _readOnly, new ReadOnlyCown<T>(this), null) ?? _readOnly;
         }
     }
 

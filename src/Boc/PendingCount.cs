@@ -95,7 +95,7 @@ internal sealed class PendingCount
     }
 
     /// <summary>Gets whether a quiescence waiter is registered (see the remarks).</summary>
-    public bool Waiting => Volatile.Read(ref _waiting.Value) != 0;
+    public bool Waiting => Atomic.Read(ref _waiting.Value) != 0;
 
     /// <summary>
     /// Counts one accepted behaviour. <paramref name="worker"/> is the calling thread's index among the runtime's own
@@ -113,11 +113,11 @@ internal sealed class PendingCount
             // Single writer: only this thread writes this line. A release store, so that whoever sees a count of
             // finished behaviours that includes this one also sees it counted in (the remarks' "spawned before finished").
             ref long spawned = ref _stripes[line].Spawned;
-            Volatile.Write(ref spawned, spawned + 1);
+            Atomic.Write(ref spawned, spawned + 1);
             return;
         }
 
-        Interlocked.Increment(ref _stripes[Thread.GetCurrentProcessorId() & _mask].Spawned);
+        Atomic.Increment(ref _stripes[Atomic.CurrentProcessorId() & _mask].Spawned);
     }
 
     /// <summary>
@@ -131,8 +131,8 @@ internal sealed class PendingCount
         if (line >= 0)
         {
             ref long finished = ref _stripes[line].Finished;
-            Volatile.Write(ref finished, finished + count);
-            if (Volatile.Read(ref _waiting.Value) == 0)
+            Atomic.Write(ref finished, finished + count);
+            if (Atomic.Read(ref _waiting.Value) == 0)
             {
                 // Nobody waits: done, with no locked instruction. A waiter that registers meanwhile sees this count, or
                 // this read saw its flag: FenceWorkers orders the two (the remarks).
@@ -142,12 +142,12 @@ internal sealed class PendingCount
             // Someone waits and the caller will check: make this count visible before reading the others, so that of two
             // last finishers checking at once, at least one sees both counts (a plain store could still sit in this
             // core's store buffer while the other's check reads it).
-            Interlocked.MemoryBarrier();
+            Atomic.MemoryBarrier();
             return true;
         }
 
-        Interlocked.Add(ref _stripes[Thread.GetCurrentProcessorId() & _mask].Finished, count);
-        return Volatile.Read(ref _waiting.Value) != 0;
+        Atomic.Add(ref _stripes[Atomic.CurrentProcessorId() & _mask].Finished, count);
+        return Atomic.Read(ref _waiting.Value) != 0;
     }
 
     /// <summary>
@@ -156,7 +156,7 @@ internal sealed class PendingCount
     /// </summary>
     public void SetWaiting(bool waiting)
     {
-        Interlocked.Exchange(ref _waiting.Value, waiting ? 1 : 0);
+        Atomic.Exchange(ref _waiting.Value, waiting ? 1 : 0);
         if (waiting)
         {
             FenceWorkers();
@@ -170,7 +170,7 @@ internal sealed class PendingCount
     /// of its own then. Costs a process-wide barrier (an inter-processor interrupt or a membarrier call): only waiting
     /// for quiescence and disposing pay it.
     /// </summary>
-    public static void FenceWorkers() => Interlocked.MemoryBarrierProcessWide();
+    public static void FenceWorkers() => Atomic.MemoryBarrierProcessWide();
 
     /// <summary>Whether nothing was pending at some moment during the call (see the remarks for why that is sound).</summary>
     public bool IsQuiescent()
@@ -192,20 +192,20 @@ internal sealed class PendingCount
         long finished = 0;
         foreach (ref Stripe stripe in InUse())
         {
-            finished += Volatile.Read(ref stripe.Finished);
+            finished += Atomic.Read(ref stripe.Finished);
         }
 
         long spawned = 0;
         foreach (ref Stripe stripe in InUse())
         {
-            spawned += Volatile.Read(ref stripe.Spawned);
+            spawned += Atomic.Read(ref stripe.Spawned);
         }
 
         return (finished, spawned);
     }
 
     /// <summary>The lines in use now: the processor stripes, the workers' lines, and the threads' lines handed out so far.</summary>
-    private Span<Stripe> InUse() => _stripes.AsSpan(0, _threadBase + Volatile.Read(ref _threadLinesUsed));
+    private Span<Stripe> InUse() => _stripes.AsSpan(0, _threadBase + Atomic.Read(ref _threadLinesUsed));
 
     /// <summary>
     /// The calling thread's own line, or -1 if every thread line is taken (it then uses a processor stripe). The thread
@@ -222,6 +222,9 @@ internal sealed class PendingCount
         {
             lock (_threadLinesLock)
             {
+#if BOC_MODEL
+                using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
                 // Only this thread adds its own id, so it is still missing; the lock orders the lines handed out.
                 line = -1;
                 if (_threadLinesUsed < ThreadLines)
@@ -229,7 +232,7 @@ internal sealed class PendingCount
                     line = _threadBase + _threadLinesUsed;
 
                     // Before this thread's first count on the line: a Read that sees the count sees the line in use.
-                    Volatile.Write(ref _threadLinesUsed, _threadLinesUsed + 1);
+                    Atomic.Write(ref _threadLinesUsed, _threadLinesUsed + 1);
                 }
 
                 _threadLines[id] = line;

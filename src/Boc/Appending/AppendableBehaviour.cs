@@ -57,9 +57,9 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     private long _appendState;
 
     /// <summary>Gets whether this behaviour looks able to take an appended body now (a hint; see <see cref="Behaviour.LooksAppendable"/>).</summary>
-    internal bool MayTakeAppend => LooksAppendable(Volatile.Read(ref _appendState));
+    internal bool MayTakeAppend => LooksAppendable(Atomic.Read(ref _appendState));
 
-    private protected override int QueuedAppendedCount => OpenAppendedCount(Volatile.Read(ref _appendState));
+    private protected override int QueuedAppendedCount => OpenAppendedCount(Atomic.Read(ref _appendState));
 
     /// <summary>Gets the append word, for the derived class's open and claim.</summary>
     protected ref long AppendWord => ref _appendState;

@@ -129,7 +129,7 @@ internal abstract partial class Behaviour
         // other thread writes it now. The release store publishes the open word after everything Init wrote (an
         // appender checks the cown and the runtime after reading it). A new generation, so that an appender still
         // holding a word of an earlier life fails its CAS.
-        Volatile.Write(ref word, ((word & AppendGenerationMask) + AppendGenerationUnit) | AppendOpen);
+        Atomic.Write(ref word, ((word & AppendGenerationMask) + AppendGenerationUnit) | AppendOpen);
     }
 
     /// <summary>
@@ -140,7 +140,7 @@ internal abstract partial class Behaviour
     /// </summary>
     protected bool TryClaimAppend(ref long word, BocRuntime runtime, Cown cown, bool read, out long claimed)
     {
-        long seen = Volatile.Read(ref word);
+        long seen = Atomic.Read(ref word);
         claimed = seen;
         if (!LooksAppendable(seen))
         {
@@ -157,7 +157,7 @@ internal abstract partial class Behaviour
         }
 
         // Full fence: the runner's close cannot pass it, and the entry written next cannot be seen before it.
-        return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
+        return Atomic.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
     }
 
     /// <summary>
@@ -167,7 +167,7 @@ internal abstract partial class Behaviour
     /// </summary>
     protected bool TryClaimPairAppend(ref long word, BocRuntime runtime, Cown first, Cown second, out long claimed)
     {
-        long seen = Volatile.Read(ref word);
+        long seen = Atomic.Read(ref word);
         claimed = seen;
         if (!LooksAppendable(seen))
         {
@@ -183,7 +183,7 @@ internal abstract partial class Behaviour
         }
 
         // Full fence, as for one cown.
-        return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
+        return Atomic.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
     }
 
     /// <summary>Gets whether this is a pair of distinct cowns, both written: the only pair that takes appends.</summary>
@@ -207,7 +207,7 @@ internal abstract partial class Behaviour
     /// Ends a claim: publishes the body written at <see cref="AppendIndex"/> (count + 1) if <paramref name="published"/>,
     /// and lets the runner close the word. A release store: the runner that reads the new count sees the body.
     /// </summary>
-    protected static void ReleaseAppend(ref long word, long claimed, bool published) => Volatile.Write(ref word, published ? claimed + 1 : claimed);
+    protected static void ReleaseAppend(ref long word, long claimed, bool published) => Atomic.Write(ref word, published ? claimed + 1 : claimed);
 
     /// <summary>
     /// Run, before the body: closes the word, and returns how many bodies were appended (0 without a CAS when it was
@@ -216,7 +216,7 @@ internal abstract partial class Behaviour
     /// </summary>
     protected int CloseAppends(ref long word)
     {
-        long seen = Volatile.Read(ref word);
+        long seen = Atomic.Read(ref word);
         if ((seen & AppendOpen) == 0)
         {
             // Not opened in this life (the spawn found its queue empty): nobody can claim it.
@@ -234,7 +234,7 @@ internal abstract partial class Behaviour
         var spin = default(SpinWait);
         while (true)
         {
-            if ((seen & AppendWriting) == 0 && Interlocked.CompareExchange(ref word, seen & ~AppendOpen, seen) == seen)
+            if ((seen & AppendWriting) == 0 && Atomic.CompareExchange(ref word, seen & ~AppendOpen, seen) == seen)
             {
                 return (int)(seen & AppendCountMask);
             }
@@ -242,7 +242,7 @@ internal abstract partial class Behaviour
             // An appender is writing its body (or one claimed between our read and the CAS): it ends its claim without
             // waiting for anything, so this wait is short unless it was preempted.
             AwaitStep(ref spin, _first.Target);
-            seen = Volatile.Read(ref word);
+            seen = Atomic.Read(ref word);
         }
     }
 
@@ -273,8 +273,8 @@ internal abstract partial class Behaviour
             }
 
             scheduler.Floods.PollHook?.Invoke();
-            Thread.SpinWait(FloodPolicy.PollSpins);
-            seen = Volatile.Read(ref word);
+            Atomic.Pause(FloodPolicy.PollSpins);
+            seen = Atomic.Read(ref word);
             long grown = seen & AppendCountMask;
             if (grown == count || grown >= MaxAppended)
             {

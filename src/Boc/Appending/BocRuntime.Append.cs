@@ -129,7 +129,7 @@ public sealed partial class BocRuntime
     {
         // The Dekker pair with disposal, as in SpawnAdmitted.
         _pending.Spawned(worker, thread);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             tail.ReleaseAppend(claimed, published: false);
             OnBehaviourFinished();

@@ -64,11 +64,11 @@ internal sealed class FloodPolicy
     internal long InboxSliceTicks { get; set; } = InboxSliceMicroseconds * Stopwatch.Frequency / 1_000_000;
 
     /// <summary>Gets how many times a run of appended bodies has yielded on the scheduler (for tests and probes).</summary>
-    internal long YieldedRuns => Volatile.Read(ref _yieldedRuns);
+    internal long YieldedRuns => Atomic.Read(ref _yieldedRuns);
 
     /// <summary>Test hook: runs on a worker at each poll interval of a hold on a filling tail, before it waits.</summary>
     internal Action? PollHook { get; set; }
 
     /// <summary>Counts a yielded run (before its rest is queued).</summary>
-    internal void CountYield() => Interlocked.Increment(ref _yieldedRuns);
+    internal void CountYield() => Atomic.Increment(ref _yieldedRuns);
 }

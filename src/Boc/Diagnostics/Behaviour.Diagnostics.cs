@@ -244,8 +244,8 @@ internal abstract partial class Behaviour
     /// <summary>Appends "running" or "waiting for n cowns", and the cowns requested (racy read).</summary>
     private void DescribeTo(StringBuilder text)
     {
-        int countdown = Volatile.Read(ref _countdown);
-        text.Append(Volatile.Read(ref _started) ? "running" : countdown > 0 ? $"waiting ({countdown} to go)" : "ready");
+        int countdown = Atomic.Read(ref _countdown);
+        text.Append(Atomic.Read(ref _started) ? "running" : countdown > 0 ? $"waiting ({countdown} to go)" : "ready");
         text.Append(" on ");
         Slot[] slots = RacySlots();
         for (int i = 0; i < slots.Length; i++)
@@ -278,7 +278,7 @@ internal abstract partial class Behaviour
     /// </summary>
     private Slot[] RacySlots()
     {
-        int count = Volatile.Read(ref _slotCount);
+        int count = Atomic.Read(ref _slotCount);
         SlotLayout layout = _layout;
         Slot[]? overflow = Overflow;
         switch (layout)

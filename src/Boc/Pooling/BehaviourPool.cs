@@ -126,7 +126,7 @@ internal static class BehaviourPool<T>
         Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(thread, s_index)) ?? CreateCache(thread);
         Entry[] items = cache.Items;
         int taken = 0;
-        if (Volatile.Read(ref s_sharedCount) > 0)
+        if (Atomic.Read(ref s_sharedCount) > 0)
         {
             lock (s_lock)
             {

@@ -20,7 +20,14 @@ internal static class BehaviourPoolCaches
     private static int s_typeCount;
 
     /// <summary>Gives a pooled type its index (once per type, from its static initializer).</summary>
-    internal static int NextTypeIndex() => Interlocked.Increment(ref s_typeCount) - 1;
+    internal static int NextTypeIndex()
+    {
+#if BOC_MODEL
+        // A type initializer holds the runtime's lock on the type: no switch inside it (Concurrency/Atomic.cs).
+        using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
+        return Atomic.Increment(ref s_typeCount) - 1;
+    }
 
     /// <summary><paramref name="thread"/>'s cache at <paramref name="index"/>, or null if it has none yet.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -37,7 +44,7 @@ internal static class BehaviourPoolCaches
         if (caches is null || index >= caches.Length)
         {
             // Sized for every type known now (and at least 8), so a thread grows it rarely.
-            int size = Math.Max(Math.Max(index + 1, Volatile.Read(ref s_typeCount)), 8);
+            int size = Math.Max(Math.Max(index + 1, Atomic.Read(ref s_typeCount)), 8);
             Array.Resize(ref caches, size);
             thread.PoolCaches = caches;
         }

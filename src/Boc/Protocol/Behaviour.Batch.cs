@@ -121,7 +121,7 @@ internal abstract partial class Behaviour
                 if (head.TakeTurnFromEmptyQueue(ref headSlot))
                 {
                     // Never the last unit: the member's extra unit is still held (step 4 below).
-                    Interlocked.Decrement(ref head._countdown);
+                    Atomic.Decrement(ref head._countdown);
                 }
             }
             else

@@ -138,7 +138,11 @@ internal abstract partial class Behaviour
                 continue;
             }
 
-            if ((old & Slot.Held) != 0)
+            bool held = (old & Slot.Held) != 0;
+#if BOC_MODEL
+            held |= ModelMutations.Is(ModelMutations.WithdrawIgnoresHeld);
+#endif
+            if (held)
             {
                 Behaviour? next = PassOn(ref slot);
                 if (next is not null)

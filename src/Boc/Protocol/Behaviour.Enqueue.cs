@@ -134,7 +134,7 @@ internal abstract partial class Behaviour
         }
 
         // Resolve our own units, plus the extra one, in one step; whoever brings the count to zero dispatches.
-        if (Interlocked.Add(ref _countdown, -(ownGrants + 1)) == 0)
+        if (Atomic.Add(ref _countdown, -(ownGrants + 1)) == 0)
         {
             StartReady(thread, runInline);
         }

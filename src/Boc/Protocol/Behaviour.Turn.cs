@@ -59,7 +59,15 @@ internal abstract partial class Behaviour
             }
 
             // Count ourselves in before the turn moves on, so a writer behind us sees an active reader.
+#if BOC_MODEL
+            bool late = ModelMutations.Is(ModelMutations.ReaderCountsInLate);
+            if (!late)
+            {
+                cown.Queue.AddReader();
+            }
+#else
             cown.Queue.AddReader();
+#endif
 
             Behaviour? next = null;
             int old = slot.Grant();
@@ -76,6 +84,13 @@ internal abstract partial class Behaviour
                 // (once resolved, the behaviour may run, finish and be reused while we would still read its slot).
                 next = behaviour.PassOn(ref slot);
             }
+
+#if BOC_MODEL
+            if (late)
+            {
+                cown.Queue.AddReader();
+            }
+#endif
 
             // Otherwise the spawner's phase 2 passes the turn on (FinishEnqueue); its final ResolveOne comes after.
             behaviour.ResolveOne(thread);
@@ -186,7 +201,7 @@ internal abstract partial class Behaviour
     internal void ResolveOne(BocThread? thread = null)
     {
         AssertLive();
-        if (Interlocked.Decrement(ref _countdown) == 0)
+        if (Atomic.Decrement(ref _countdown) == 0)
         {
             _runtime!.Dispatch(this, thread);
         }

@@ -330,7 +330,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             return true;
         }
 
-        if (Volatile.Read(ref _started))
+        if (Atomic.Read(ref _started))
         {
             return false;
         }
@@ -388,6 +388,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         {
             return;
         }
+
+#if BOC_MODEL
+        if (ModelMutations.Is(ModelMutations.SpawnInArgumentOrder))
+        {
+            return;
+        }
+#endif
 
         if (_layout == SlotLayout.Pair)
         {
@@ -462,6 +469,6 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 #if DEBUG
         ProtocolTestHooks.Waiting?.Invoke(cown, spin.Count);
 #endif
-        spin.SpinOnce(LongWaitSleepThreshold);
+        Atomic.SpinOnce(ref spin, LongWaitSleepThreshold);
     }
 }

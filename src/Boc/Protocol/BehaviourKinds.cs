@@ -122,7 +122,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
                 "The outcome of a behaviour could not be delivered: scheduling its awaiter's continuation threw. The awaiter will not resume.",
                 deliveryError));
             short version = _core.Version;
-            if (Interlocked.CompareExchange(ref _claim, Taken, version) == version)
+            if (Atomic.CompareExchange(ref _claim, Taken, version) == version)
             {
                 ReleaseOwnership();
             }
@@ -184,7 +184,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         if (Behaviour.Current is { } waiter
             && _core.GetStatus(token) == ValueTaskSourceStatus.Pending
             && WaitsFor(waiter)
-            && Interlocked.CompareExchange(ref _claim, Taken, token) == token)
+            && Atomic.CompareExchange(ref _claim, Taken, token) == token)
         {
             // The awaiting body holds a cown this behaviour is queued for: it would wait for itself forever. Fail its
             // wait instead. Throwing here is not an option (an async method's builder rethrows an awaiter's exception
@@ -241,7 +241,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         if (StatusOf(token) == ValueTaskSourceStatus.Pending)
         {
             // A wait failed as a self-wait (see OnCompleted) leaves the outcome pending: its awaiter gets the reason.
-            if (Volatile.Read(ref _selfWait) is { } selfWait && Volatile.Read(ref _claim) == Taken)
+            if (Atomic.Read(ref _selfWait) is { } selfWait && Atomic.Read(ref _claim) == Taken)
             {
                 throw selfWait;
             }
@@ -252,10 +252,10 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         // Completed: only the one caller that claims this use takes the outcome and hands the behaviour back. Checking
         // the token and then releasing, as two steps, let two threads both pass the check and release twice; the
         // second release then stole the next, innocent use's ownership.
-        if (Interlocked.CompareExchange(ref _claim, Taken, token) != token)
+        if (Atomic.CompareExchange(ref _claim, Taken, token) != token)
         {
             // Still this use (the behaviour is not recycled while a withdrawn one waits in its queues): name its cowns.
-            throw AwaitedTwice(Volatile.Read(ref _claim) == Taken && token == _core.Version ? DescribeCowns() : null);
+            throw AwaitedTwice(Atomic.Read(ref _claim) == Taken && token == _core.Version ? DescribeCowns() : null);
         }
 
         try
@@ -285,7 +285,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     /// <summary>Gives up one party's hold; returns true (with the core reset) if the caller must recycle.</summary>
     private bool ReleaseOwnership()
     {
-        if (Interlocked.Decrement(ref _owners) != 0)
+        if (Atomic.Decrement(ref _owners) != 0)
         {
             return false;
         }

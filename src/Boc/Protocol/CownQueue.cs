@@ -41,11 +41,11 @@ internal struct CownQueue
 
     /// <summary>Phase 1: makes <paramref name="behaviour"/> the tail; returns the previous tail (null: the queue was empty).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal Behaviour? ExchangeTail(Behaviour behaviour) => Interlocked.Exchange(ref _last, behaviour);
+    internal Behaviour? ExchangeTail(Behaviour behaviour) => Atomic.Exchange(ref _last, behaviour);
 
     /// <summary>The release of <paramref name="tail"/> with no successor linked: empties the queue if it is still the tail.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal bool TryClearTail(Behaviour tail) => Interlocked.CompareExchange(ref _last, null, tail) == tail;
+    internal bool TryClearTail(Behaviour tail) => Atomic.CompareExchange(ref _last, null, tail) == tail;
 
     /// <summary>
     /// Gets the tail as a hint (the appender's read, and the runner's check that it is still the tail): stale as soon as
@@ -54,14 +54,14 @@ internal struct CownQueue
     internal readonly Behaviour? TailHint
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => Volatile.Read(in _last);
+        get => Atomic.Read(in _last);
     }
 
     /// <summary>A reader that received the turn counts itself in, before the turn moves past it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void AddReader()
     {
-        int readers = Interlocked.Increment(ref _readState);
+        int readers = Atomic.Increment(ref _readState);
         Debug.Assert((readers & ~WriterWaiting) > 0 && (readers & WriterWaiting) == 0, "Boc protocol error: a reader joined while a writer held the turn.");
     }
 
@@ -73,7 +73,7 @@ internal struct CownQueue
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal Behaviour? RemoveReader()
     {
-        int remaining = Interlocked.Decrement(ref _readState);
+        int remaining = Atomic.Decrement(ref _readState);
         Debug.Assert((remaining & ~WriterWaiting) >= 0 && remaining >= 0, "Boc protocol error: a reader left that was not counted in.");
         return remaining == WriterWaiting ? TakePendingWriter() : null;
     }
@@ -82,7 +82,7 @@ internal struct CownQueue
     internal readonly bool HasNoReaders
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => Volatile.Read(in _readState) == 0;
+        get => Atomic.Read(in _readState) == 0;
     }
 
     /// <summary>
@@ -95,22 +95,22 @@ internal struct CownQueue
     {
         while (true)
         {
-            int readers = Volatile.Read(ref _readState);
+            int readers = Atomic.Read(ref _readState);
             if (readers == 0)
             {
                 return false;
             }
 
             Debug.Assert((readers & WriterWaiting) == 0, "Boc protocol error: only the holder of the turn waits for readers.");
-            Volatile.Write(ref _pendingWriter, writer);
-            if (Interlocked.CompareExchange(ref _readState, readers | WriterWaiting, readers) == readers)
+            Atomic.Write(ref _pendingWriter, writer);
+            if (Atomic.CompareExchange(ref _readState, readers | WriterWaiting, readers) == readers)
             {
                 return true;
             }
 
             // The flag is not set, so no reader reads the name: clear it, since if we now see zero the writer holds the
             // cown, finishes and may go back to the pool, where nothing may point at it (Pooling/Behaviour.Reuse.cs).
-            Volatile.Write(ref _pendingWriter, null);
+            Atomic.Write(ref _pendingWriter, null);
         }
     }
 
@@ -120,22 +120,22 @@ internal struct CownQueue
     /// </summary>
     private Behaviour TakePendingWriter()
     {
-        Behaviour? writer = Volatile.Read(ref _pendingWriter);
+        Behaviour? writer = Atomic.Read(ref _pendingWriter);
         Debug.Assert(writer is not null, "Boc protocol error: the readers' word said a writer waits, but none is named.");
-        Volatile.Write(ref _pendingWriter, null);
-        Volatile.Write(ref _readState, 0);
+        Atomic.Write(ref _pendingWriter, null);
+        Atomic.Write(ref _readState, 0);
         return writer!;
     }
 
     /// <summary>Gets whether <paramref name="behaviour"/> is named as the pending writer (debug checks of the pool).</summary>
-    internal readonly bool IsPendingWriter(Behaviour behaviour) => ReferenceEquals(Volatile.Read(in _pendingWriter), behaviour);
+    internal readonly bool IsPendingWriter(Behaviour behaviour) => ReferenceEquals(Atomic.Read(in _pendingWriter), behaviour);
 
     /// <summary>A racy snapshot, for the debugger and the queue dump: the tail, the active readers, the pending writer.</summary>
     internal readonly (Behaviour? Tail, int Readers, bool WriterWaits, Behaviour? PendingWriter) Snapshot()
     {
-        Behaviour? tail = Volatile.Read(in _last);
-        int word = Volatile.Read(in _readState);
-        Behaviour? pending = Volatile.Read(in _pendingWriter);
+        Behaviour? tail = Atomic.Read(in _last);
+        int word = Atomic.Read(in _readState);
+        Behaviour? pending = Atomic.Read(in _pendingWriter);
         return (tail, word & ~WriterWaiting, (word & WriterWaiting) != 0, pending);
     }
 }

@@ -112,7 +112,7 @@ internal struct Slot
     internal readonly bool IsScheduled
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => (Volatile.Read(in _state) & Scheduled) != 0;
+        get => (Atomic.Read(in _state) & Scheduled) != 0;
     }
 
     /// <summary>
@@ -124,7 +124,7 @@ internal struct Slot
     {
         int word = _state;
         AssertLegal(!IsRead && (word & ~Held) == 0, word, "a writer is Scheduled once, in phase 2, with at most Held set");
-        Volatile.Write(ref _state, word | Scheduled);
+        Atomic.Write(ref _state, word | Scheduled);
     }
 
     /// <summary>
@@ -134,7 +134,7 @@ internal struct Slot
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void ScheduleWriterBesideDeliverer()
     {
-        int old = Interlocked.Or(ref _state, Scheduled);
+        int old = Atomic.Or(ref _state, Scheduled);
         AssertLegal(!IsRead && (old & ~Held) == 0, old, "a writer is Scheduled once, in phase 2, with at most Held set");
     }
 
@@ -145,7 +145,7 @@ internal struct Slot
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool ScheduleReader()
     {
-        int old = Interlocked.Or(ref _state, Scheduled);
+        int old = Atomic.Or(ref _state, Scheduled);
         AssertLegal(IsRead && (old & ~Granted) == 0, old, "a reader is Scheduled once, in phase 2, with at most Granted set");
         return (old & Granted) != 0;
     }
@@ -159,7 +159,7 @@ internal struct Slot
     internal void ScheduleAlone()
     {
         AssertLegal(_state == 0, _state, "the one-cown path schedules a fresh word");
-        Volatile.Write(ref _state, Scheduled);
+        Atomic.Write(ref _state, Scheduled);
     }
 
     /// <summary>The one-cown path, a reader that took the turn from an empty queue and counted itself in: Scheduled|Granted at once.</summary>
@@ -167,7 +167,7 @@ internal struct Slot
     internal void ScheduleGrantedAlone()
     {
         AssertLegal(IsRead && _state == 0, _state, "the one-cown path grants a fresh reader word");
-        Volatile.Write(ref _state, Scheduled | Granted);
+        Atomic.Write(ref _state, Scheduled | Granted);
     }
 
     /// <summary>The one-cown path, a writer that took the turn from an empty queue with no active readers: Scheduled|Held at once.</summary>
@@ -175,7 +175,7 @@ internal struct Slot
     internal void ScheduleHeldAlone()
     {
         AssertLegal(!IsRead && _state == 0, _state, "the one-cown path holds a fresh writer word");
-        Volatile.Write(ref _state, Scheduled | Held);
+        Atomic.Write(ref _state, Scheduled | Held);
     }
 
     // ---- The turn.
@@ -209,7 +209,7 @@ internal struct Slot
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int Grant()
     {
-        int old = Interlocked.Or(ref _state, Granted);
+        int old = Atomic.Or(ref _state, Granted);
         AssertLegal(IsRead && (old & (Granted | Held)) == 0 && ((old & Withdrawn) == 0 || (old & Scheduled) != 0), old, "a reader is Granted once");
         return old;
     }
@@ -221,7 +221,7 @@ internal struct Slot
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int Hold()
     {
-        int old = Interlocked.Or(ref _state, Held);
+        int old = Atomic.Or(ref _state, Held);
         AssertLegal(!IsRead && (old & (Granted | Held)) == 0 && ((old & Withdrawn) == 0 || (old & Scheduled) != 0), old, "a writer is Held once");
         return old;
     }
@@ -235,7 +235,7 @@ internal struct Slot
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int Withdraw()
     {
-        int old = Interlocked.Or(ref _state, Withdrawn);
+        int old = Atomic.Or(ref _state, Withdrawn);
         AssertLegal((old & (Withdrawn | Scheduled)) == Scheduled, old, "a slot is Withdrawn once, after its spawn");
         return old;
     }
@@ -244,7 +244,7 @@ internal struct Slot
     internal readonly bool IsWithdrawn
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => (Volatile.Read(in _state) & Withdrawn) != 0;
+        get => (Atomic.Read(in _state) & Withdrawn) != 0;
     }
 
     // ---- The link to the successor.
@@ -262,7 +262,7 @@ internal struct Slot
         _nextGeneration = generation;
 #endif
         _ = generation;
-        Volatile.Write(ref _next, next);
+        Atomic.Write(ref _next, next);
     }
 
     /// <summary>A batch's link inside its run on one cown: a plain store, before the Exchange that publishes the run.</summary>
@@ -279,10 +279,10 @@ internal struct Slot
 
     /// <summary>Reads the successor (an acquire read: the release then touches it), or null if none has linked yet.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal readonly Behaviour? ReadNext() => Volatile.Read(in _next);
+    internal readonly Behaviour? ReadNext() => Atomic.Read(in _next);
 
     /// <summary>A racy read of the word, for the queue dump only.</summary>
-    internal readonly int StateForDiagnostics => Volatile.Read(in _state);
+    internal readonly int StateForDiagnostics => Atomic.Read(in _state);
 
     /// <summary>Debug builds: fails a transition taken from a word it is not legal from.</summary>
     [Conditional("DEBUG")]

@@ -35,17 +35,17 @@ public sealed partial class BocScheduler
     private static Behaviour? TakeNext(Worker self)
     {
         // After the store of InBody: the store-then-load pair whose fence the thief's process-wide barrier provides.
-        if (Volatile.Read(ref self.Stealing) != 0)
+        if (Atomic.Read(ref self.Stealing) != 0)
         {
             return TakeNextBesideAThief(self);
         }
 
         // Read after the acquire read above, so a thief that finished before it left the slot empty here. No thief can
         // take the item now: one that starts sees InBody clear.
-        Behaviour? next = Volatile.Read(ref self.Next);
+        Behaviour? next = Atomic.Read(ref self.Next);
         if (next is not null)
         {
-            self.Next = null;
+            Atomic.PlainWrite(ref self.Next, null);
         }
 
         return next;
@@ -56,13 +56,13 @@ public sealed partial class BocScheduler
     private static Behaviour? TakeNextBesideAThief(Worker self)
     {
         var spin = default(SpinWait);
-        while (Volatile.Read(ref self.Stealing) != 0)
+        while (Atomic.Read(ref self.Stealing) != 0)
         {
-            spin.SpinOnce(sleep1Threshold: -1);
+            Atomic.SpinOnce(ref spin, sleep1Threshold: -1);
         }
 
         // It may have taken the item (by Exchange, as here); a later thief sees InBody clear and takes nothing.
-        return Interlocked.Exchange(ref self.Next, null);
+        return Atomic.Exchange(ref self.Next, null);
     }
 
     /// <summary>
@@ -79,8 +79,12 @@ public sealed partial class BocScheduler
             }
 
             long seen = self.LastSeenTicks[other.Index];
-            if (seen != Volatile.Read(ref other.Ticks) || Volatile.Read(ref other.Next) is null
-                || Interlocked.CompareExchange(ref other.Stealing, 1, 0) != 0)
+            bool ranSince = seen != Atomic.Read(ref other.Ticks);
+#if BOC_MODEL
+            ranSince &= !ModelMutations.Is(ModelMutations.ThiefIgnoresOwner);
+#endif
+            if (ranSince || Atomic.Read(ref other.Next) is null
+                || Atomic.CompareExchange(ref other.Stealing, 1, 0) != 0)
             {
                 continue;
             }
@@ -88,17 +92,21 @@ public sealed partial class BocScheduler
             // The thief's side of the owner's plain take (the file comment, "The owner's plain take"): Stealing is set;
             // the barrier makes the owner's InBody store and Stealing load behave as if fenced; then InBody decides.
             // Still inside the same item (Ticks unchanged), the owner takes only by Exchange, as this does.
-            Interlocked.MemoryBarrierProcessWide();
+            Atomic.MemoryBarrierProcessWide();
             Behaviour? stuck = null;
-            if (Volatile.Read(ref other.InBody) != 0 && Volatile.Read(ref other.Ticks) == seen)
+            bool stillInBody = Atomic.Read(ref other.InBody) != 0 && Atomic.Read(ref other.Ticks) == seen;
+#if BOC_MODEL
+            stillInBody |= ModelMutations.Is(ModelMutations.ThiefIgnoresOwner);
+#endif
+            if (stillInBody)
             {
 #if DEBUG
                 ThiefDecidedHook?.Invoke();
 #endif
-                stuck = Interlocked.Exchange(ref other.Next, null);
+                stuck = Atomic.Exchange(ref other.Next, null);
             }
 
-            Volatile.Write(ref other.Stealing, 0);
+            Atomic.Write(ref other.Stealing, 0);
             if (stuck is not null)
             {
                 PushLocal(self, stuck);

@@ -56,17 +56,17 @@ public sealed partial class BocScheduler
     {
         // Full fence: orders the caller's enqueue (a release store of a queue's tail, on the local path) before the
         // reads below, so the store-load pair with a parking worker cannot be reordered.
-        Interlocked.MemoryBarrier();
-        if (Volatile.Read(ref _spinning.Count) > 0
-            && !(fromOutside && ShareProcessor(Volatile.Read(ref _spinning.Processor), Thread.GetCurrentProcessorId())))
+        Atomic.MemoryBarrier();
+        if (Atomic.Read(ref _spinning.Count) > 0
+            && !(fromOutside && ShareProcessor(Atomic.Read(ref _spinning.Processor), Atomic.CurrentProcessorId())))
         {
             return;
         }
 
-        long sleepers = Volatile.Read(ref _idle.Value);
+        long sleepers = Atomic.Read(ref _idle.Value);
         while (sleepers > 0)
         {
-            long seen = Interlocked.CompareExchange(ref _idle.Value, sleepers - 1, sleepers);
+            long seen = Atomic.CompareExchange(ref _idle.Value, sleepers - 1, sleepers);
             if (seen == sleepers)
             {
                 _wake.Release();
@@ -87,25 +87,25 @@ public sealed partial class BocScheduler
 
         // At most half the workers spin at once: on a machine with few cores, spinners would otherwise take the very
         // cores that a producer thread needs to make the work they wait for.
-        long spinners = Volatile.Read(ref _spinning.Count);
-        if (spinners < _maxSpinning && Interlocked.CompareExchange(ref _spinning.Count, spinners + 1, spinners) == spinners)
+        long spinners = Atomic.Read(ref _spinning.Count);
+        if (spinners < _maxSpinning && Atomic.CompareExchange(ref _spinning.Count, spinners + 1, spinners) == spinners)
         {
             var spin = default(SpinWait);
             for (int i = 0; i < SpinIterations; i++)
             {
                 // Where this spinner runs now, for WakeOne (a hint; written only when it changes, since every outside
                 // enqueue reads this line).
-                int processor = Thread.GetCurrentProcessorId();
+                int processor = Atomic.CurrentProcessorId();
                 if (processor != _spinning.Processor)
                 {
-                    Volatile.Write(ref _spinning.Processor, processor);
+                    Atomic.Write(ref _spinning.Processor, processor);
                 }
 
                 if (HasQueuedWork())
                 {
                     // The last spinner to find work wakes a sleeper, if any, to take over the spinning: enqueues made
                     // while we spun woke nobody, and could otherwise leave a backlog to this one worker.
-                    if (Interlocked.Decrement(ref _spinning.Count) == 0)
+                    if (Atomic.Decrement(ref _spinning.Count) == 0)
                     {
                         WakeOne();
                     }
@@ -114,22 +114,26 @@ public sealed partial class BocScheduler
                 }
 
                 // SpinWait yields the core (rather than only pausing) after its first few iterations.
-                spin.SpinOnce(sleep1Threshold: -1);
+                Atomic.PauseOnce(ref spin, sleep1Threshold: -1);
             }
 
-            Interlocked.Decrement(ref _spinning.Count);
+            Atomic.Decrement(ref _spinning.Count);
         }
 
         // Found no work while spinning: an idle worker keeps nothing of the user's alive (BocThread.Spare, a warm spare).
         thread.ForgetSpareReferences();
-        if (_stopping)
+        if (Atomic.Read(ref _stopping))
         {
             return HasQueuedWork();
         }
 
         // Register, then re-check (see WakeOne for why this order loses no wake-up).
-        Interlocked.Increment(ref _idle.Value);
-        if (HasQueuedWork() || _stopping)
+        Atomic.Increment(ref _idle.Value);
+        bool recheck = true;
+#if BOC_MODEL
+        recheck = !ModelMutations.Is(ModelMutations.ParkWithoutRecheck);
+#endif
+        if (recheck && (HasQueuedWork() || Atomic.Read(ref _stopping)))
         {
             CancelSleep();
             return true;
@@ -144,7 +148,7 @@ public sealed partial class BocScheduler
         // Remember how far the others had got, so that after one interval a worker that ran nothing is known blocked.
         foreach (Worker other in _workers)
         {
-            self.LastSeenTicks[other.Index] = Volatile.Read(ref other.Ticks);
+            self.LastSeenTicks[other.Index] = Atomic.Read(ref other.Ticks);
         }
 
         if (!_wake.Wait(StuckCheckInterval))
@@ -159,10 +163,10 @@ public sealed partial class BocScheduler
     /// <summary>Withdraws a sleeper registration; if a waker already claimed it, consumes the permit it released.</summary>
     private void CancelSleep()
     {
-        long sleepers = Volatile.Read(ref _idle.Value);
+        long sleepers = Atomic.Read(ref _idle.Value);
         while (sleepers > 0)
         {
-            long seen = Interlocked.CompareExchange(ref _idle.Value, sleepers - 1, sleepers);
+            long seen = Atomic.CompareExchange(ref _idle.Value, sleepers - 1, sleepers);
             if (seen == sleepers)
             {
                 return;

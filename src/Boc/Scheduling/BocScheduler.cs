@@ -5,6 +5,11 @@ using System.Runtime.InteropServices;
 using Boc.Diagnostics;
 using Boc.Dispatch;
 using Boc.Scheduling;
+#if BOC_MODEL
+using WakeSignal = Boc.ModelSemaphore;
+#else
+using WakeSignal = System.Threading.SemaphoreSlim;
+#endif
 
 namespace Boc;
 
@@ -99,7 +104,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     // A worker that finds its queue empty moves up to this many items from the inbox to its queue at once.
     private const int InboxBatch = 32;
 
+    // How many looks an idle worker takes before it parks (a few in model builds, so the explored runs reach parking).
+#if BOC_MODEL
+    private const int SpinIterations = 2;
+#else
     private const int SpinIterations = 50;
+#endif
 
     private readonly Worker[] _workers;
 
@@ -107,7 +117,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     // reading a queue through its Worker would share a cache line with the fields its owner writes on every item.
     private readonly RunQueue[] _queues;
     private readonly ConcurrentQueue<object> _inbox = new();
-    private readonly SemaphoreSlim _wake = new(0);
+    private readonly WakeSignal _wake = new(0);
     private readonly BocSynchronizationContext _context;
     private readonly int _maxSpinning;
     private readonly bool _stuckCheck;
@@ -120,7 +130,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     // Workers spinning in search of work, and the processor a spinner last ran on. While one spins, an enqueue need
     // not wake a sleeper (a futex call): the spinner will find the item, or see it in its re-check before it parks.
     private SpinnerLine _spinning;
-    private volatile bool _stopping;
+    private bool _stopping;
     private int _terminated;
 
     private int _disposed;
@@ -144,6 +154,15 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// test of the wake-up protocol cannot be rescued by the poll.
     /// </summary>
     internal BocScheduler(int workerCount, bool stuckCheck)
+        : this(workerCount, stuckCheck, startWorkers: true)
+    {
+    }
+
+    /// <summary>
+    /// Creates a scheduler whose worker threads are started only if <paramref name="startWorkers"/>: a model test
+    /// (tests/Boc.ModelTests) runs the workers' steps on threads of its own instead.
+    /// </summary>
+    internal BocScheduler(int workerCount, bool stuckCheck, bool startWorkers)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(workerCount, 1);
         _stuckCheck = stuckCheck;
@@ -161,9 +180,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
         BocMetrics.Schedulers.Add(this);
 
         // Started only once every worker exists: a worker looks at the others' queues from its first iteration.
-        foreach (Worker worker in _workers)
+        if (startWorkers)
         {
-            worker.Thread.UnsafeStart(worker);
+            foreach (Worker worker in _workers)
+            {
+                worker.Thread.UnsafeStart(worker);
+            }
         }
     }
 
@@ -188,22 +210,22 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     internal IEnumerable<Thread> Threads => _workers.Select(w => w.Thread);
 
     /// <summary>Gets how many workers are parked or about to park (for tests of idle/burst cycles).</summary>
-    internal int Sleepers => (int)Volatile.Read(ref _idle.Value);
+    internal int Sleepers => (int)Atomic.Read(ref _idle.Value);
 
     /// <summary>
     /// Gets whether some worker is spinning or parked for lack of work: a hint (racy by nature) that work made ready
     /// now would be taken by another core. Both counters sit on lines written only when workers go idle or wake.
     /// </summary>
-    internal bool HasIdleWorker => Volatile.Read(ref _spinning.Count) + Volatile.Read(ref _idle.Value) > 0;
+    internal bool HasIdleWorker => Atomic.Read(ref _spinning.Count) + Atomic.Read(ref _idle.Value) > 0;
 
     /// <summary>Gets or sets the name of the runtime that owns this scheduler (its metrics' <c>boc.runtime</c> tag), or null.</summary>
     internal string? RuntimeName { get; set; }
 
     /// <summary>Gets how many items the workers have run (the per-worker clocks summed).</summary>
-    internal long ItemsRun => _workers.Sum(w => Volatile.Read(ref w.Ticks));
+    internal long ItemsRun => _workers.Sum(w => Atomic.Read(ref w.Ticks));
 
     /// <summary>Gets the time the workers spent running items, in <see cref="Stopwatch"/> ticks, while it was measured.</summary>
-    internal long BusyTimestampTicks => _workers.Sum(w => Volatile.Read(ref w.BusyTicks));
+    internal long BusyTimestampTicks => _workers.Sum(w => Atomic.Read(ref w.BusyTicks));
 
     /// <summary>Gets whether the calling thread is one of this scheduler's workers.</summary>
     internal bool IsWorkerThread => BocThread.CurrentOrNull?.Worker?.Scheduler == this;
@@ -220,13 +242,13 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
             throw new InvalidOperationException("A BocScheduler cannot be disposed from one of its own workers.");
         }
 
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        if (Atomic.Exchange(ref _disposed, 1) != 0)
         {
             return;
         }
 
         BocMetrics.Schedulers.Remove(this);
-        _stopping = true;
+        Atomic.Write(ref _stopping, true);
         _wake.Release(_workers.Length);
         foreach (Worker worker in _workers)
         {
@@ -235,7 +257,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
 
         // Full fence, then drain: a thread that queued after the workers left either sees _terminated and drains
         // itself, or queued early enough for this drain to see it.
-        Interlocked.Exchange(ref _terminated, 1);
+        Atomic.Exchange(ref _terminated, 1);
         DrainToThreadPool();
     }
 
@@ -249,21 +271,21 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     internal void Dispatch(Behaviour behaviour, BocThread? thread)
     {
         Worker? worker = thread?.Worker;
-        if (worker is not null && worker.Scheduler == this && !_stopping)
+        if (worker is not null && worker.Scheduler == this && !Atomic.Read(ref _stopping))
         {
             // Ready on this worker: run it next, here. Only the owner fills the slot; other threads only empty it
             // (TakeStuckWork, by Exchange). So a slot seen empty here stays empty until this store, and a release store
             // fills it without a locked instruction (a chain spawns once per item, so this is one atomic fewer per
             // item); it publishes the behaviour to whichever thread later takes it by Exchange.
-            if (Volatile.Read(ref worker.Next) is null)
+            if (Atomic.Read(ref worker.Next) is null)
             {
-                Volatile.Write(ref worker.Next, behaviour);
+                Atomic.Write(ref worker.Next, behaviour);
                 return;
             }
 
             // A behaviour already waiting in the slot moves to the queue, where other workers can steal it, so wake one
             // if any sleeps. Exchange, not a plain store: an idle worker may be taking that item as stuck work.
-            Behaviour? displaced = Interlocked.Exchange(ref worker.Next, behaviour);
+            Behaviour? displaced = Atomic.Exchange(ref worker.Next, behaviour);
             if (displaced is not null)
             {
                 PushLocal(worker, displaced);
@@ -318,7 +340,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
             return -1;
         }
 
-        if (Volatile.Read(ref worker.Next) is { } waiting)
+        if (Atomic.Read(ref worker.Next) is { } waiting)
         {
             HandOverUnlessApart(worker, waiting, target);
         }
@@ -342,7 +364,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
             return -1;
         }
 
-        if (Volatile.Read(ref worker.Next) is { } waiting)
+        if (Atomic.Read(ref worker.Next) is { } waiting)
         {
             HandOverUnlessApart(worker, waiting, spawn.LoneCown);
         }
@@ -363,7 +385,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
         }
 
         // Exchange: a parked peer may be taking the same item as stuck work.
-        if (Interlocked.Exchange(ref worker.Next, null) is { } taken)
+        if (Atomic.Exchange(ref worker.Next, null) is { } taken)
         {
             PushLocal(worker, taken);
             WakeOne();
@@ -434,7 +456,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     private void Enqueue(object item)
     {
         Worker? worker = BocThread.CurrentOrNull?.Worker;
-        if (worker is not null && worker.Scheduler == this && !_stopping)
+        if (worker is not null && worker.Scheduler == this && !Atomic.Read(ref _stopping))
         {
             PushLocal(worker, item);
             WakeOne();
@@ -458,7 +480,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     {
         _inbox.Enqueue(rest);
         WakeOne();
-        if (Volatile.Read(ref _terminated) != 0)
+        if (Atomic.Read(ref _terminated) != 0)
         {
             DrainToThreadPool();
         }
@@ -484,7 +506,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     {
         _inbox.Enqueue(item);
         WakeOne(fromOutside: true);
-        if (Volatile.Read(ref _terminated) != 0)
+        if (Atomic.Read(ref _terminated) != 0)
         {
             DrainToThreadPool();
         }
@@ -528,7 +550,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
                 RunOnThreadPool(item);
             }
 
-            if (Interlocked.Exchange(ref worker.Next, null) is { } next)
+            if (Atomic.Exchange(ref worker.Next, null) is { } next)
             {
                 RunOnThreadPool(next);
             }

@@ -126,7 +126,7 @@ public sealed partial class BocScope
     }
 
     /// <summary>Gets whether a scope has ever been begun in this process (the spawn path's only read until then).</summary>
-    internal static bool AnyBegun => Volatile.Read(ref s_anyBegun);
+    internal static bool AnyBegun => Atomic.Read(ref s_anyBegun);
 
     /// <summary>
     /// Whether a spawn from the calling flow may join a scope: then it must not ride in another behaviour (Appending),
@@ -140,7 +140,7 @@ public sealed partial class BocScope
     {
         for (BocScope? ambient = s_ambient.Value; ambient is not null; ambient = ambient._previousAmbient)
         {
-            if (Volatile.Read(ref ambient._closed) == 0)
+            if (Atomic.Read(ref ambient._closed) == 0)
             {
                 return ambient;
             }
@@ -196,7 +196,7 @@ public sealed partial class BocScope
     /// </summary>
     private JoinResult TryCountIn(bool outside)
     {
-        if (outside && Volatile.Read(ref _closed) != 0)
+        if (outside && Atomic.Read(ref _closed) != 0)
         {
             return JoinResult.Closed;
         }
@@ -207,7 +207,11 @@ public sealed partial class BocScope
         }
 
         CountIn();
-        if (outside && Volatile.Read(ref _closed) != 0)
+        bool recheck = outside;
+#if BOC_MODEL
+        recheck &= !ModelMutations.Is(ModelMutations.JoinWithoutRecheck);
+#endif
+        if (recheck && Atomic.Read(ref _closed) != 0)
         {
             // The close came between: the closer may have read the counts without this one. Undo, as a member that
             // finished would (so a closer that did see it finds the scope drained again).
@@ -228,7 +232,7 @@ public sealed partial class BocScope
     internal void CountOut()
     {
         _count.CountOut();
-        if (Volatile.Read(ref _closed) != 0)
+        if (Atomic.Read(ref _closed) != 0)
         {
             TryFinish();
         }
@@ -291,7 +295,7 @@ public sealed partial class BocScope
     /// <summary>Cancels the scope for <paramref name="reason"/>, if it is neither canceled nor finished; returns whether it did.</summary>
     private bool CancelFor(CancelReason reason)
     {
-        if (Volatile.Read(ref _finished) != 0 || Interlocked.CompareExchange(ref _cancelReason, (int)reason, (int)CancelReason.None) != (int)CancelReason.None)
+        if (Atomic.Read(ref _finished) != 0 || Atomic.CompareExchange(ref _cancelReason, (int)reason, (int)CancelReason.None) != (int)CancelReason.None)
         {
             return false;
         }
@@ -299,7 +303,7 @@ public sealed partial class BocScope
         // The flag is set (a full fence): a spawn that passes its check from now on is registered after this walk
         // visits its stripe, and withdraws itself.
         WithdrawPendingMembers();
-        if (Volatile.Read(ref _tokenSource) is { } source)
+        if (Atomic.Read(ref _tokenSource) is { } source)
         {
             CancelSource(source);
         }
@@ -340,7 +344,7 @@ public sealed partial class BocScope
     /// <summary>Ends the block (once): from now on a drained count finishes the scope ("Finish").</summary>
     private void Close()
     {
-        if (Interlocked.Exchange(ref _closed, 1) == 0)
+        if (Atomic.Exchange(ref _closed, 1) == 0)
         {
             TryFinish();
         }
@@ -348,7 +352,7 @@ public sealed partial class BocScope
 
     private void TryFinish()
     {
-        if (!_count.Drained() || Interlocked.Exchange(ref _finished, 1) != 0)
+        if (!_count.Drained() || Atomic.Exchange(ref _finished, 1) != 0)
         {
             return;
         }
@@ -404,7 +408,7 @@ public sealed partial class BocScope
 
         if (HasPendingMemberBehind(waiter))
         {
-            Volatile.Write(ref _outcomeAbandoned, 1);
+            Atomic.Write(ref _outcomeAbandoned, 1);
             EndBlock();
             return new InvalidOperationException(
                 "A behaviour's body waits for a scope whose member needs a cown the body holds; that member can run only after the body ends, so the body would wait for itself forever. "
@@ -437,7 +441,7 @@ public sealed partial class BocScope
     /// <summary>A snapshot of the child scopes that have not finished (none, without taking a lock, if there never were any).</summary>
     private BocScope[] Children()
     {
-        if (Volatile.Read(ref _gate) is null)
+        if (Atomic.Read(ref _gate) is null)
         {
             return [];
         }
@@ -451,12 +455,12 @@ public sealed partial class BocScope
     /// <summary>The lock of the failures and the children, created with the first of them.</summary>
     private Lock Gate()
     {
-        if (Volatile.Read(ref _gate) is { } gate)
+        if (Atomic.Read(ref _gate) is { } gate)
         {
             return gate;
         }
 
         var created = new Lock();
-        return Interlocked.CompareExchange(ref _gate, created, null) ?? created;
+        return Atomic.CompareExchange(ref _gate, created, null) ?? created;
     }
 }

@@ -19,13 +19,13 @@ public sealed partial class BocScope
     private TaskCompletionSource? _waiter;
 
     /// <summary>Gets whether the outcome is published (the scope has finished).</summary>
-    private bool Published => Volatile.Read(ref _published) != 0;
+    private bool Published => Atomic.Read(ref _published) != 0;
 
     /// <summary>Decides the outcome and hands it to whoever waits; called once, at the finish.</summary>
     private void Complete()
     {
         AggregateException? failures = Failures();
-        Exception? outcome = (CancelReason)Volatile.Read(ref _cancelReason) switch
+        Exception? outcome = (CancelReason)Atomic.Read(ref _cancelReason) switch
         {
             CancelReason.Deadline => new TimeoutException(
                 $"The scope's deadline ({_timeout}) passed before its behaviours finished: the ones that had not started were withdrawn, and the ones running were asked to stop."
@@ -37,7 +37,7 @@ public sealed partial class BocScope
             _ => failures,
         };
 
-        if (Volatile.Read(ref _outcomeAbandoned) != 0 && Volatile.Read(ref _outcomeClaimed) == 0 && failures is not null)
+        if (Atomic.Read(ref _outcomeAbandoned) != 0 && Atomic.Read(ref _outcomeClaimed) == 0 && failures is not null)
         {
             // Nobody waits for this outcome (a self-wait ended the block): the failures are not lost, they go where a
             // failure of the body that began the scope would go.
@@ -55,8 +55,8 @@ public sealed partial class BocScope
         }
 
         _outcome = outcome;
-        Interlocked.Exchange(ref _published, 1);
-        if (Volatile.Read(ref _waiter) is { } waiter)
+        Atomic.Exchange(ref _published, 1);
+        if (Atomic.Read(ref _waiter) is { } waiter)
         {
             SetOutcome(waiter);
         }
@@ -75,11 +75,11 @@ public sealed partial class BocScope
             };
         }
 
-        TaskCompletionSource? waiter = Volatile.Read(ref _waiter);
+        TaskCompletionSource? waiter = Atomic.Read(ref _waiter);
         if (waiter is null)
         {
             var created = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            waiter = Interlocked.CompareExchange(ref _waiter, created, null) ?? created;
+            waiter = Atomic.CompareExchange(ref _waiter, created, null) ?? created;
 
             // The finisher may have looked for a waiter before this one was installed.
             if (Published)
@@ -116,7 +116,7 @@ public sealed partial class BocScope
     /// <summary>The fire-and-forget members' failures as one exception, or null if none failed.</summary>
     private AggregateException? Failures()
     {
-        if (Volatile.Read(ref _gate) is null)
+        if (Atomic.Read(ref _gate) is null)
         {
             return null;
         }

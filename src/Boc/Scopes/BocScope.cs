@@ -95,11 +95,11 @@ public sealed partial class BocScope : IAsyncDisposable
     {
         get
         {
-            CancellationTokenSource? source = Volatile.Read(ref _tokenSource);
+            CancellationTokenSource? source = Atomic.Read(ref _tokenSource);
             if (source is null)
             {
                 var created = new CancellationTokenSource();
-                source = Interlocked.CompareExchange(ref _tokenSource, created, null) ?? created;
+                source = Atomic.CompareExchange(ref _tokenSource, created, null) ?? created;
                 if (!ReferenceEquals(source, created))
                 {
                     created.Dispose();
@@ -117,7 +117,7 @@ public sealed partial class BocScope : IAsyncDisposable
     }
 
     /// <summary>Gets whether the scope has been canceled.</summary>
-    public bool IsCancellationRequested => Volatile.Read(ref _cancelReason) != (int)CancelReason.None;
+    public bool IsCancellationRequested => Atomic.Read(ref _cancelReason) != (int)CancelReason.None;
 
     /// <summary>Gets whether the scope has finished: its block ended and every member finished.</summary>
     public bool IsFinished => Published;
@@ -180,7 +180,7 @@ public sealed partial class BocScope : IAsyncDisposable
         }
 
         EndBlock();
-        Volatile.Write(ref _outcomeClaimed, 1);
+        Atomic.Write(ref _outcomeClaimed, 1);
         return Completion();
     }
 
@@ -198,7 +198,7 @@ public sealed partial class BocScope : IAsyncDisposable
         }
 
         EndBlock();
-        if (Interlocked.Exchange(ref _outcomeClaimed, 1) == 0)
+        if (Atomic.Exchange(ref _outcomeClaimed, 1) == 0)
         {
             // Finished already and completed normally (a request whose member was awaited in the block): nothing to allocate.
             return Published && _outcome is null ? default : new ValueTask(Completion());
@@ -219,9 +219,9 @@ public sealed partial class BocScope : IAsyncDisposable
         }
 
         runtime.ThrowIfDisposed();
-        if (!Volatile.Read(ref s_anyBegun))
+        if (!Atomic.Read(ref s_anyBegun))
         {
-            Volatile.Write(ref s_anyBegun, true);
+            Atomic.Write(ref s_anyBegun, true);
         }
 
         // A child scope is one member of its parent until it finishes: it joins the parent as a spawn would.

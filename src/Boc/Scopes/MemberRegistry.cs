@@ -126,7 +126,7 @@ internal struct MemberRegistry
 
     private void Lock()
     {
-        if (Interlocked.CompareExchange(ref _busy, 1, 0) != 0)
+        if (Atomic.CompareExchange(ref _busy, 1, 0) != 0)
         {
             LockContended();
         }
@@ -135,13 +135,13 @@ internal struct MemberRegistry
     private void LockContended()
     {
         var spin = default(SpinWait);
-        while (Volatile.Read(ref _busy) != 0 || Interlocked.CompareExchange(ref _busy, 1, 0) != 0)
+        while (Atomic.Read(ref _busy) != 0 || Atomic.CompareExchange(ref _busy, 1, 0) != 0)
         {
-            spin.SpinOnce();
+            Atomic.SpinOnce(ref spin);
         }
     }
 
-    private void Unlock() => Volatile.Write(ref _busy, 0);
+    private void Unlock() => Atomic.Write(ref _busy, 0);
 
     /// <summary>A registered member: its arbiter and the life the registration means.</summary>
     internal readonly record struct Entry(Withdrawal Arbiter, long Life);

@@ -40,23 +40,23 @@ internal struct ScopeCount
     /// <summary>Counts one member (or child scope) in.</summary>
     public void CountIn()
     {
-        if (Volatile.Read(ref _stripes) is null && TryBump(ref _spawned))
+        if (Atomic.Read(ref _stripes) is null && TryBump(ref _spawned))
         {
             return;
         }
 
-        Interlocked.Increment(ref StripeHere().Spawned);
+        Atomic.Increment(ref StripeHere().Spawned);
     }
 
     /// <summary>Counts one member (or child scope) out.</summary>
     public void CountOut()
     {
-        if (Volatile.Read(ref _stripes) is null && TryBump(ref _finished))
+        if (Atomic.Read(ref _stripes) is null && TryBump(ref _finished))
         {
             return;
         }
 
-        Interlocked.Increment(ref StripeHere().Finished);
+        Atomic.Increment(ref StripeHere().Finished);
     }
 
     /// <summary>Whether nothing was counted in and not out at some moment during the call (see the remarks).</summary>
@@ -75,28 +75,28 @@ internal struct ScopeCount
 
     private readonly (long Finished, long Spawned) Read()
     {
-        long finished = Volatile.Read(in _finished);
-        Stripe?[]? stripes = Volatile.Read(in _stripes);
+        long finished = Atomic.Read(in _finished);
+        Stripe?[]? stripes = Atomic.Read(in _stripes);
         if (stripes is not null)
         {
             foreach (Stripe? stripe in stripes)
             {
                 if (stripe is not null)
                 {
-                    finished += Volatile.Read(ref stripe.Finished);
+                    finished += Atomic.Read(ref stripe.Finished);
                 }
             }
         }
 
-        long spawned = Volatile.Read(in _spawned);
-        stripes = Volatile.Read(in _stripes);
+        long spawned = Atomic.Read(in _spawned);
+        stripes = Atomic.Read(in _stripes);
         if (stripes is not null)
         {
             foreach (Stripe? stripe in stripes)
             {
                 if (stripe is not null)
                 {
-                    spawned += Volatile.Read(ref stripe.Spawned);
+                    spawned += Atomic.Read(ref stripe.Spawned);
                 }
             }
         }
@@ -107,28 +107,28 @@ internal struct ScopeCount
     /// <summary>One compare-and-swap on an inline counter; false if another thread changed it meanwhile.</summary>
     private static bool TryBump(ref long counter)
     {
-        long value = Volatile.Read(ref counter);
-        return Interlocked.CompareExchange(ref counter, value + 1, value) == value;
+        long value = Atomic.Read(ref counter);
+        return Atomic.CompareExchange(ref counter, value + 1, value) == value;
     }
 
     /// <summary>The calling processor's stripe, creating the stripes (and it) on first use.</summary>
     private Stripe StripeHere()
     {
-        Stripe?[] stripes = Volatile.Read(ref _stripes) ?? CreateStripes();
-        int index = Thread.GetCurrentProcessorId() & (StripeCount - 1);
-        return Volatile.Read(ref stripes[index]) ?? CreateStripe(stripes, index);
+        Stripe?[] stripes = Atomic.Read(ref _stripes) ?? CreateStripes();
+        int index = Atomic.CurrentProcessorId() & (StripeCount - 1);
+        return Atomic.Read(ref stripes[index]) ?? CreateStripe(stripes, index);
     }
 
     private Stripe?[] CreateStripes()
     {
         var created = new Stripe?[StripeCount];
-        return Interlocked.CompareExchange(ref _stripes, created, null) ?? created;
+        return Atomic.CompareExchange(ref _stripes, created, null) ?? created;
     }
 
     private static Stripe CreateStripe(Stripe?[] stripes, int index)
     {
         var created = new Stripe();
-        return Interlocked.CompareExchange(ref stripes[index], created, null) ?? created;
+        return Atomic.CompareExchange(ref stripes[index], created, null) ?? created;
     }
 
     /// <summary>
