@@ -76,6 +76,36 @@ public sealed class ValidationTests
         Assert.Equal(0.75, health.FullRatio);
     }
 
+    [Fact]
+    public void The_section_shown_in_the_hosting_guide_binds_as_it_says()
+    {
+        string guide = File.ReadAllText(Path.Combine(RepoRoot(), "docs", "guide", "hosting.md"));
+        int start = guide.IndexOf("```json", StringComparison.Ordinal) + "```json".Length;
+        string json = guide[start..guide.IndexOf("```", start, StringComparison.Ordinal)];
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddJsonStream(new MemoryStream(System.Text.Encoding.UTF8.GetBytes(json)));
+        builder.Services.AddBoc(builder.Configuration.GetSection("Boc"));
+        using IHost host = builder.Build();
+
+        BocRuntime runtime = host.Services.GetRequiredService<BocRuntime>();
+        BocRuntimeOptions given = host.Services.GetRequiredService<BocRuntimeMonitor>().RuntimeOptions!;
+        BocHealthCheckOptions health = host.Services.GetRequiredService<IOptions<BocHealthCheckOptions>>().Value;
+        Assert.Equal("orders", runtime.Name);
+        Assert.Equal((BocDispatcher.ThreadPool, 8, 1000, BocFullMode.Wait, true), (given.Dispatcher, given.WorkerCount, given.MaxPendingBehaviours, given.FullMode, given.TraceBehaviours));
+        Assert.Equal((0.9, 5, TimeSpan.FromMinutes(1)), (health.FullRatio, health.FailureThreshold, health.FailureWindow));
+    }
+
+    private static string RepoRoot()
+    {
+        string? directory = AppContext.BaseDirectory;
+        while (directory is not null && !File.Exists(Path.Combine(directory, "Boc.sln")))
+        {
+            directory = Path.GetDirectoryName(directory);
+        }
+
+        return directory ?? throw new InvalidOperationException("Boc.sln not found above " + AppContext.BaseDirectory);
+    }
+
     private static IEnumerable<Exception> Flatten(Exception error)
     {
         for (Exception? e = error; e is not null; e = e.InnerException)
