@@ -42,6 +42,10 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     private readonly List<int> _traceCowns = [];
     private readonly ManualResetEventSlim _arrived = new();
 
+    // Asynchronous bodies that were suspended when their step ended (behaviour number, body task): when the run is stuck,
+    // what they await tells an uncontrolled wait from a deadlock (UncontrolledWaitFinder). Completed ones are dropped then.
+    private readonly List<(int Number, Task Body)> _suspendedBodies = [];
+
     // Timers that fired since the last step that was not a timer. A timer may fire ahead of ready work (time passes while
     // that work is slow), but not again before some of that work runs: otherwise a strategy that favours a periodic timer
     // (PCT gives it a priority like any chain) would starve everything else, a schedule no real machine produces.
@@ -217,7 +221,9 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
                     continue;
                 }
 
-                End(self, (BocTestFailureKind.Deadlock, new InvalidOperationException(DeadlockMessage(_scenarioTask))));
+                End(self, UncontrolledWaitMessage() is { } uncontrolled
+                    ? (BocTestFailureKind.UncontrolledWait, new InvalidOperationException(uncontrolled))
+                    : (BocTestFailureKind.Deadlock, new InvalidOperationException(DeadlockMessage(_scenarioTask))));
                 return null;
             }
 
@@ -525,6 +531,11 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
                 break;
             case WorkKind.Behaviour:
                 work.Behaviour!.Run(BocThread.Current);
+                if (work.Behaviour.SuspendedBodyTask is { IsCompleted: false } body)
+                {
+                    _suspendedBodies.Add((work.Id, body));
+                }
+
                 break;
             case WorkKind.Task:
                 _scheduler.Execute(work.Task!);
@@ -590,6 +601,35 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
         long pending = Runtime.PendingEstimate;
         string scenario = scenarioTask is { IsCompleted: true } ? "the scenario has returned" : "the scenario is still awaiting";
         return $"Deadlock: nothing can run, {scenario}, and {pending} behaviour(s) are pending. Behaviours wait for cowns held by bodies that await (for example two bodies awaiting behaviours on each other's cowns), or something awaits a wake-up that no step will deliver. Work outside the runtime's control (Task.Run, real timers, I/O, ConfigureAwait(false)) is not waited for unless BocTestOptions.UncontrolledWorkTimeout is set.";
+    }
+
+    /// <summary>
+    /// When nothing can run: if the scenario or a suspended body awaits something outside the run's control (a timer on
+    /// the system clock, the thread pool, I/O), the message that names it and the chain of methods awaiting it; else null.
+    /// </summary>
+    private string? UncontrolledWaitMessage()
+    {
+        var waits = new List<string>();
+        if (_scenarioTask is { IsCompleted: false } scenario && UncontrolledWaitFinder.Find(scenario, _scheduler) is { } inScenario)
+        {
+            waits.Add("the scenario: " + inScenario);
+        }
+
+        _suspendedBodies.RemoveAll(b => b.Body.IsCompleted);
+        foreach ((int number, Task body) in _suspendedBodies)
+        {
+            if (UncontrolledWaitFinder.Find(body, _scheduler) is { } inBody)
+            {
+                waits.Add($"b{number}'s body: {inBody}");
+            }
+        }
+
+        if (waits.Count == 0)
+        {
+            return null;
+        }
+
+        return $"Uncontrolled wait: nothing the run controls can run, and {string.Join("; ", waits)}. That completes in real time, outside the explored schedule, so the run cannot go on (nor be replayed exactly). In code under test use rt.TimeProvider for time (Task.Delay(delay, rt.TimeProvider)), behaviours or rt.Scheduler for work, and fakes for I/O; or set BocTestOptions.UncontrolledWorkTimeout to let runs wait for such work.";
     }
 
     private static Exception Unwrap(Task task)
