@@ -23,7 +23,8 @@ public sealed class BocHealthCheckOptions
 
     /// <summary>
     /// Gets or sets the window of <see cref="FailureThreshold"/>, ending at the time of the check (default one minute;
-    /// positive). Time is the host's <see cref="TimeProvider"/> if one is registered, else <see cref="TimeProvider.System"/>.
+    /// positive). Time is the runtime's <see cref="BocRuntime.TimeProvider"/> (in a host, the registered
+    /// <see cref="TimeProvider"/> unless the options chose another).
     /// </summary>
     public TimeSpan FailureWindow { get; set; } = TimeSpan.FromMinutes(1);
 

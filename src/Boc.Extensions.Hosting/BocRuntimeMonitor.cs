@@ -9,7 +9,6 @@ namespace Boc.Extensions.Hosting;
 public sealed class BocRuntimeMonitor
 {
     private readonly ILogger _logger;
-    private readonly TimeProvider _time;
     private readonly Lock _failuresLock = new();
 
     // The times of the last failures, as many as BocHealthCheckOptions.FailureThreshold (a ring): "that many within the
@@ -25,10 +24,9 @@ public sealed class BocRuntimeMonitor
     private long _pendingAtTimeout = -1;
     private BocRuntime? _runtime;
 
-    internal BocRuntimeMonitor(ILogger logger, TimeProvider time, int failuresKept)
+    internal BocRuntimeMonitor(ILogger logger, int failuresKept)
     {
         _logger = logger;
-        _time = time;
         _failureTicks = new long[failuresKept];
     }
 
@@ -60,7 +58,8 @@ public sealed class BocRuntimeMonitor
     /// <summary>The options the runtime was created with (its handler is <see cref="Report"/>): for the tests.</summary>
     internal BocRuntimeOptions? RuntimeOptions { get; private set; }
 
-    internal TimeProvider Time => _time;
+    /// <summary>The runtime's clock (<see cref="BocRuntime.TimeProvider"/>): failure times, and the health check's window.</summary>
+    internal TimeProvider Time => _runtime?.TimeProvider ?? TimeProvider.System;
 
     /// <summary>The handler given in the options, called after the failure was logged: for the tests.</summary>
     internal Action<Exception>? UserHandler => _userHandler;
@@ -111,7 +110,7 @@ public sealed class BocRuntimeMonitor
     /// <summary>The runtime's handler: runs on the worker that ran the failed behaviour, after its cowns were released.</summary>
     internal void Report(Exception error)
     {
-        long now = _time.GetUtcNow().UtcTicks;
+        long now = Time.GetUtcNow().UtcTicks;
         Interlocked.Increment(ref _unhandledExceptions);
         Interlocked.Exchange(ref _lastUnhandledTicks, now);
         if (_failureTicks.Length > 0)

@@ -43,8 +43,9 @@ public static class BocServiceCollectionExtensions
     /// else configures them (<c>services.Configure&lt;BocRuntimeOptions&gt;(…)</c>,
     /// <c>services.AddOptions&lt;BocRuntimeOptions&gt;().BindConfiguration("Boc")</c>), run in registration order when
     /// the runtime is created, on its first use (at the latest when the host starts). Every option reaches the runtime:
-    /// it is created from the options object itself. Invalid values fail when the host starts, with an
-    /// <see cref="OptionsValidationException"/> that names the option.
+    /// it is created from the options object itself. If they set no <see cref="BocRuntimeOptions.TimeProvider"/>, the
+    /// <see cref="TimeProvider"/> registered in the container, if any, is the runtime's. Invalid values fail when the
+    /// host starts, with an <see cref="OptionsValidationException"/> that names the option.
     /// </para>
     /// <para>
     /// The host drains the runtime after every hosted service has stopped (so behaviours spawned by those services while
@@ -162,7 +163,6 @@ public static class BocServiceCollectionExtensions
 
         services.AddSingleton(provider => new BocRuntimeMonitor(
             provider.GetRequiredService<ILogger<BocRuntime>>(),
-            provider.GetService<TimeProvider>() ?? TimeProvider.System,
             provider.GetRequiredService<IOptions<BocHealthCheckOptions>>().Value.FailureThreshold));
 
         // A factory, so the options may come from the application's services; the container then owns the runtime and
@@ -178,6 +178,10 @@ public static class BocServiceCollectionExtensions
         BocRuntimeOptions options = provider.GetRequiredService<IOptionsFactory<BocRuntimeOptions>>().Create(Options.Options.DefaultName);
         var monitor = provider.GetRequiredService<BocRuntimeMonitor>();
         monitor.TakeHandler(options);
+
+        // The host's clock, if it registered one, unless the options chose another: scope deadlines and the health
+        // check's failure window then follow the clock the rest of the application uses (a fake one in its tests).
+        options.TimeProvider ??= provider.GetService<TimeProvider>();
         BocRuntime runtime;
         try
         {

@@ -20,6 +20,8 @@ public sealed class PassThroughTests
 
     private static readonly Action<Exception> SampleHandler = _ => { };
 
+    private static readonly TimeProvider SampleClock = new ManualTimeProvider(new DateTimeOffset(2030, 1, 1, 0, 0, 0, TimeSpan.Zero));
+
     public enum Way
     {
         Code,
@@ -41,7 +43,7 @@ public sealed class PassThroughTests
         var fromConfiguration = new Dictionary<string, string?>();
         foreach ((PropertyInfo property, object? value) in samples)
         {
-            if (way == Way.Configuration && !typeof(Delegate).IsAssignableFrom(property.PropertyType))
+            if (way == Way.Configuration && !CodeOnly(property))
             {
                 fromConfiguration["Boc:" + property.Name] = Convert.ToString(value, CultureInfo.InvariantCulture);
             }
@@ -52,8 +54,8 @@ public sealed class PassThroughTests
         {
             foreach ((PropertyInfo property, object? value) in samples)
             {
-                // Configuration cannot give a delegate: that way sets delegates in code, after the binding.
-                if (way != Way.Configuration || typeof(Delegate).IsAssignableFrom(property.PropertyType))
+                // Configuration cannot give a delegate or a clock: that way sets those in code, after the binding.
+                if (way != Way.Configuration || CodeOnly(property))
                 {
                     property.SetValue(o, value);
                 }
@@ -94,6 +96,7 @@ public sealed class PassThroughTests
         }
 
         // And what the runtime shows of them.
+        Assert.Same(SampleClock, runtime.TimeProvider);
         Assert.Equal(samples[typeof(BocRuntimeOptions).GetProperty(nameof(BocRuntimeOptions.Name))!], runtime.Name);
         Assert.Equal(samples[typeof(BocRuntimeOptions).GetProperty(nameof(BocRuntimeOptions.MaxPendingBehaviours))!], monitor.MaxPendingBehaviours);
     }
@@ -180,6 +183,24 @@ public sealed class PassThroughTests
         Assert.Equal("from-configuration+post", host.Services.GetRequiredService<IOptions<BocRuntimeOptions>>().Value.Name);
     }
 
+    [Fact]
+    public void The_hosts_registered_clock_is_the_runtimes_unless_the_options_chose_one()
+    {
+        var registered = new ManualTimeProvider(DateTimeOffset.UnixEpoch);
+        var chosen = new ManualTimeProvider(DateTimeOffset.UnixEpoch);
+        Assert.Same(registered, Build(_ => { }).TimeProvider);
+        Assert.Same(chosen, Build(o => o.TimeProvider = chosen).TimeProvider);
+
+        BocRuntime Build(Action<BocRuntimeOptions> configure)
+        {
+            HostApplicationBuilder builder = NewBuilder();
+            builder.Services.AddSingleton<TimeProvider>(registered);
+            builder.Services.AddBoc(configure);
+            IHost host = builder.Build();
+            return host.Services.GetRequiredService<BocRuntime>();
+        }
+    }
+
     private sealed class Alerts
     {
         public TaskCompletionSource<Exception> Raised { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -189,6 +210,13 @@ public sealed class PassThroughTests
 
     private static HostApplicationBuilder NewBuilder() =>
         Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+
+    /// <summary>Options that configuration cannot give: not a scalar (a delegate, a clock).</summary>
+    private static bool CodeOnly(PropertyInfo property)
+    {
+        Type type = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;
+        return !(type.IsPrimitive || type.IsEnum || type == typeof(string) || type == typeof(TimeSpan));
+    }
 
     private static IEnumerable<PropertyInfo> Settable() =>
         typeof(BocRuntimeOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite && p.CanRead);
@@ -229,6 +257,11 @@ public sealed class PassThroughTests
         if (type == typeof(Action<Exception>))
         {
             return SampleHandler;
+        }
+
+        if (type == typeof(TimeProvider))
+        {
+            return SampleClock;
         }
 
         throw new Xunit.Sdk.XunitException(

@@ -18,6 +18,7 @@ public sealed class ValidationTests
     [InlineData("Boc:WorkerCount", "four", typeof(InvalidOperationException))]
     [InlineData("Boc:Dispatcher", "Fibers", typeof(InvalidOperationException))]
     [InlineData("Boc:MaxPendingBehaviour", "64", typeof(InvalidOperationException))]
+    [InlineData("Boc:TimeProvider", "System", typeof(InvalidOperationException))]
     [InlineData("Boc:HealthCheck:FullRatio", "1.5", typeof(OptionsValidationException))]
     [InlineData("Boc:HealthCheck:FailureThreshold", "-1", typeof(OptionsValidationException))]
     [InlineData("Boc:HealthCheck:FailureWindow", "00:00:00", typeof(OptionsValidationException))]
@@ -32,6 +33,10 @@ public sealed class ValidationTests
         Exception error = await Assert.ThrowsAnyAsync<Exception>(() => host.StartAsync().WaitAsync(Limit));
         Exception found = Flatten(error).First(e => expected.IsInstanceOfType(e));
         Assert.Contains(key, found.Message, StringComparison.Ordinal);
+        if (key == "Boc:TimeProvider")
+        {
+            Assert.Contains("TimeProvider and UnhandledExceptionHandler can be set only in code", found.Message, StringComparison.Ordinal);
+        }
     }
 
     [Fact]
