@@ -39,6 +39,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     private readonly Dictionary<Behaviour, int> _behaviourNumbers = new(ReferenceEqualityComparer.Instance);
     private readonly Dictionary<Cown, int> _cownNumbers = new(ReferenceEqualityComparer.Instance);
     private readonly List<TraceEntry> _trace = [];
+    private readonly TraceNames _names;
     private readonly List<int> _traceCowns = [];
     private readonly ManualResetEventSlim _arrived = new();
 
@@ -68,8 +69,9 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     private Fiber? _ender;
     private bool _ended;
 
-    public ControlledExecution(IChooser chooser, BocTestOptions options, FiberPool pool)
+    public ControlledExecution(IChooser chooser, BocTestOptions options, FiberPool pool, bool recordSpawnSites = false)
     {
+        _names = new TraceNames(recordSpawnSites);
         _chooser = chooser;
         _options = options;
         _pool = pool;
@@ -90,10 +92,16 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
 
     public IReadOnlyList<string> FormatTrace()
     {
+        var cownNames = new string?[_cownNumbers.Count];
+        foreach ((Cown cown, int number) in _cownNumbers)
+        {
+            cownNames[number] = cown.Name;
+        }
+
         var lines = new string[_trace.Count];
         for (int i = 0; i < lines.Length; i++)
         {
-            lines[i] = _trace[i].Format(i + 1, _traceCowns);
+            lines[i] = _trace[i].Format(i + 1, _traceCowns, cownNames, _names);
         }
 
         return lines;
@@ -348,6 +356,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
         {
             number = ++_nextBehaviour;
             _behaviourNumbers[behaviour] = number;
+            _names.OnSpawn(number, behaviour);
         }
 
         EnqueueThenSpawnPoint(behaviour, number, null, 0);
@@ -364,6 +373,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
             for (int i = 0; i < count; i++)
             {
                 _behaviourNumbers[members[i]] = ++_nextBehaviour;
+                _names.OnSpawn(_nextBehaviour, members[i]);
             }
         }
 
@@ -550,7 +560,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     {
         (int cownStart, int cownCount) = work.Behaviour is { } behaviour ? RecordCowns(behaviour) : (_traceCowns.Count, 0);
         long time = work.Timer is { } timer ? Math.Max(timer.DueTicks, _time.NowTicks) : 0;
-        _trace.Add(new TraceEntry(work.Kind, _candidates.Count, chosen, work.Id, cownStart, cownCount, time, work.Spawned, work.SpawnerKind));
+        _trace.Add(new TraceEntry(work.Kind, _candidates.Count, chosen, work.Id, cownStart, cownCount, time, work.Spawned, work.SpawnerKind, Posted: work.Kind == WorkKind.Continuation ? work.State ?? work.Callback : null));
     }
 
     private (int Start, int Count) RecordCowns(Behaviour behaviour)

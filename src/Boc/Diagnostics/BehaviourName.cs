@@ -27,11 +27,26 @@ internal static class BehaviourName
     }
 
     /// <summary>The short and the qualified name of <paramref name="body"/>'s method.</summary>
-    internal static (string Short, string Qualified) Of(Delegate body) => s_names.GetOrAdd(body.Method, static m => Compute(m));
+    internal static (string Short, string Qualified) Of(Delegate body) => Of(body.Method);
 
-    private static (string Short, string Qualified) Compute(MethodInfo method)
+    /// <summary>
+    /// The short and the qualified name of <paramref name="method"/>, as the source spells it; an async method's or an
+    /// async lambda's state machine (<c>MoveNext</c> of <c>&lt;TransferAsync&gt;d__3</c>) is named as the method it runs.
+    /// </summary>
+    internal static (string Short, string Qualified) Of(MethodBase method) =>
+        method is MethodInfo info ? s_names.GetOrAdd(info, static m => Compute(m)) : Compute(method);
+
+    private static (string Short, string Qualified) Compute(MethodBase method)
     {
         Type? type = method.DeclaringType;
+        string name = method.Name;
+        if (name == "MoveNext" && type is not null && type.Name.StartsWith('<') && type.IsDefined(typeof(CompilerGeneratedAttribute), inherit: false))
+        {
+            // An async method's (or iterator's) state machine: <Method>d__3, or <<Main>b__0_0>d for an async lambda.
+            int end = type.Name.LastIndexOf(">d", StringComparison.Ordinal);
+            name = end > 1 ? type.Name[1..end] : type.Name;
+            type = type.DeclaringType;
+        }
 
         // Lambdas and local functions live in compiler-generated classes (<>c, <>c__DisplayClass…) nested in the type that
         // declares them.
@@ -40,7 +55,7 @@ internal static class BehaviourName
             type = type.DeclaringType;
         }
 
-        string member = Readable(method.Name);
+        string member = Readable(name);
         string typeName = type is null ? "" : TypeName(type) + ".";
         string ns = type?.Namespace is { Length: > 0 } n ? n + "." : "";
         return (typeName + member, ns + typeName + member);
