@@ -18,16 +18,14 @@ internal sealed class TraceNames(bool recordSpawnSites)
     private static readonly Assembly BocAssembly = typeof(BocRuntime).Assembly;
     private static readonly Assembly TestingAssembly = typeof(TraceNames).Assembly;
 
-    private readonly Dictionary<int, Delegate> _bodies = [];
+    // The body and the state-as-delegate of each spawn, as spawned (no reflection while exploring; see Behaviour).
+    private readonly Dictionary<int, (Delegate? Body, Delegate? State)> _bodies = [];
     private readonly Dictionary<int, string> _sites = [];
 
     /// <summary>Notes behaviour <paramref name="number"/>'s body (and, if recording, where its spawn was made).</summary>
     public void OnSpawn(int number, Behaviour behaviour)
     {
-        if (BehaviourName.UserBodyOf(behaviour) is { } body)
-        {
-            _bodies[number] = body;
-        }
+        _bodies[number] = (behaviour.Body, behaviour.StateAsDelegate);
 
         if (recordSpawnSites && SpawnSite() is { } site)
         {
@@ -37,7 +35,7 @@ internal sealed class TraceNames(bool recordSpawnSites)
 
     /// <summary>Behaviour <paramref name="number"/> as the trace shows it: <c>b3 [Bank.Transfer (lambda)]</c>, or <c>b3</c>.</summary>
     public string Behaviour(int number) =>
-        _bodies.TryGetValue(number, out Delegate? body)
+        _bodies.TryGetValue(number, out (Delegate? Body, Delegate? State) spawned) && BehaviourName.UserBodyOf(spawned.Body, spawned.State) is { } body
             ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"b{number} [{BehaviourName.Of(body).Short}]")
             : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"b{number}");
 

@@ -15,16 +15,14 @@ internal static class BehaviourName
     private static readonly ConcurrentDictionary<MethodInfo, (string Short, string Qualified)> s_names = new();
 
     /// <summary>The user's body of <paramref name="behaviour"/>: its body, or for a form without state the delegate Boc wrapped.</summary>
-    internal static Delegate? UserBodyOf(Behaviour behaviour)
-    {
-        Delegate? body = behaviour.Body;
-        if (body is not null && body.Method.Module == typeof(BehaviourName).Module && behaviour.StateAsDelegate is { } user)
-        {
-            return user;
-        }
+    internal static Delegate? UserBodyOf(Behaviour behaviour) => UserBodyOf(behaviour.Body, behaviour.StateAsDelegate);
 
-        return body;
-    }
+    /// <summary>
+    /// The user's body, given a behaviour's <paramref name="body"/> and its state if that is a delegate: the state when the
+    /// body is one of Boc's own wrappers (the forms without state), else the body.
+    /// </summary>
+    internal static Delegate? UserBodyOf(Delegate? body, Delegate? stateAsDelegate) =>
+        body is not null && stateAsDelegate is not null && body.Method.Module == typeof(BehaviourName).Module ? stateAsDelegate : body;
 
     /// <summary>The short and the qualified name of <paramref name="body"/>'s method.</summary>
     internal static (string Short, string Qualified) Of(Delegate body) => Of(body.Method);
