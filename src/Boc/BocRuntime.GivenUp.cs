@@ -14,7 +14,7 @@ public sealed partial class BocRuntime
     /// </summary>
     private bool ReleaseLaterIfGivenUp()
     {
-        if (!Volatile.Read(ref _shutdownGivenUp) || _pending.IsQuiescent())
+        if (!Atomic.Read(ref _shutdownGivenUp) || _pending.IsQuiescent())
         {
             return false;
         }

@@ -330,7 +330,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         }
         catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
         {
-            Volatile.Write(ref _shutdownGivenUp, true);
+            Atomic.Write(ref _shutdownGivenUp, true);
             throw new BocShutdownCanceledException(_pending.Estimate(), canceled, cancellationToken);
         }
 
