@@ -249,8 +249,8 @@ static void EmitArgumentChecks(StringBuilder sb, Shape shape)
     sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
     if (shape.Dynamic)
     {
-        // Copied and checked into the thread's scratch before anything is admitted or rented (StageCowns).
-        sb.AppendLine($"        Span<IAcquirable<TElement>> list = StageCowns(cowns, {shape.Singles});");
+        // Copied and checked into the thread's scratch before anything is admitted or rented (CownSets.Stage).
+        sb.AppendLine($"        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, {shape.Singles});");
     }
 }
 
@@ -587,7 +587,7 @@ void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withStat
 
     if (shape.Dynamic)
     {
-        sb.AppendLine($"        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, {shape.Singles});");
+        sb.AppendLine($"        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, {shape.Singles});");
     }
 
     sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");

@@ -3138,7 +3138,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(_runtime, list, static (xs, f) => f(xs), body);
@@ -3161,7 +3161,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(_runtime, list, body, state);
@@ -3183,7 +3183,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(_runtime, list, static (xs, f) => f(xs), body);
@@ -3206,7 +3206,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(_runtime, list, body, state);
@@ -3228,7 +3228,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(_runtime, list, static (xs, f) => f(xs), body);
@@ -3253,7 +3253,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(_runtime, list, body, state);
@@ -3277,7 +3277,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(_runtime, list, static (xs, f) => f(xs), body);
@@ -3302,7 +3302,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent();
         behaviour.Init(_runtime, list, body, state);
@@ -3326,7 +3326,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(_runtime, list, static (xs, f) => f(xs), body);
@@ -3351,7 +3351,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent();
         behaviour.Init(_runtime, list, body, state);
@@ -3375,7 +3375,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(_runtime, list, static (xs, f) => f(xs), body);
@@ -3400,7 +3400,7 @@ public sealed partial class BocBatch
         where TElement : class
     {
         ThrowIfClosed();
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 0);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 0);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent();
         behaviour.Init(_runtime, list, body, state);
@@ -3426,7 +3426,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(_runtime, c1, list, static (x1, xs, f) => f(x1, xs), body);
@@ -3451,7 +3451,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, list, body, state);
@@ -3475,7 +3475,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(_runtime, c1, list, static (x1, xs, f) => f(x1, xs), body);
@@ -3500,7 +3500,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, list, body, state);
@@ -3524,7 +3524,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(_runtime, c1, list, static (x1, xs, f) => f(x1, xs), body);
@@ -3551,7 +3551,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, list, body, state);
@@ -3577,7 +3577,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(_runtime, c1, list, static (x1, xs, f) => f(x1, xs), body);
@@ -3604,7 +3604,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, list, body, state);
@@ -3630,7 +3630,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(_runtime, c1, list, static (x1, xs, f) => f(x1, xs), body);
@@ -3657,7 +3657,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
         behaviour.Init(_runtime, c1, list, body, state);
@@ -3683,7 +3683,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(_runtime, c1, list, static (x1, xs, f) => f(x1, xs), body);
@@ -3710,7 +3710,7 @@ public sealed partial class BocBatch
     {
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 1);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 1);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent();
         behaviour.Init(_runtime, c1, list, body, state);
@@ -3738,7 +3738,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
@@ -3765,7 +3765,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, body, state);
@@ -3791,7 +3791,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
@@ -3818,7 +3818,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, body, state);
@@ -3844,7 +3844,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
@@ -3873,7 +3873,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, body, state);
@@ -3901,7 +3901,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
@@ -3930,7 +3930,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, body, state);
@@ -3958,7 +3958,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
@@ -3987,7 +3987,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, body, state);
@@ -4015,7 +4015,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, static (x1, x2, xs, f) => f(x1, x2, xs), body);
@@ -4044,7 +4044,7 @@ public sealed partial class BocBatch
         ThrowIfClosed();
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
-        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, 2);
+        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, 2);
         ArgumentNullException.ThrowIfNull(body);
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent();
         behaviour.Init(_runtime, c1, c2, list, body, state);

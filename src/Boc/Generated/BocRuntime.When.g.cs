@@ -627,7 +627,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
@@ -648,7 +648,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -672,7 +672,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <param name="c1">A cown to acquire (or <see cref="Cown.Read{T}(Cown{T})"/> of one, to only read it).</param>
@@ -696,7 +696,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -723,7 +723,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -751,7 +751,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -780,7 +780,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -811,7 +811,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -843,7 +843,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -871,7 +871,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -900,7 +900,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -931,7 +931,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -963,7 +963,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -992,7 +992,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1022,7 +1022,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -1054,7 +1054,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -1087,7 +1087,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1116,7 +1116,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1146,7 +1146,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -1178,7 +1178,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds <paramref name="c1"/>, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -1325,7 +1325,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1350,7 +1350,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1378,7 +1378,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -1406,7 +1406,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1437,7 +1437,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1469,7 +1469,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1502,7 +1502,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -1537,7 +1537,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -1573,7 +1573,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1605,7 +1605,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1638,7 +1638,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -1673,7 +1673,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -1709,7 +1709,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1742,7 +1742,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1776,7 +1776,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -1812,7 +1812,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -1849,7 +1849,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1882,7 +1882,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -1916,7 +1916,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -1952,7 +1952,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 2 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -2119,7 +2119,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2151,7 +2151,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2186,7 +2186,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -2218,7 +2218,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2253,7 +2253,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2289,7 +2289,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2326,7 +2326,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -2365,7 +2365,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -2405,7 +2405,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2441,7 +2441,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2478,7 +2478,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -2517,7 +2517,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -2557,7 +2557,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2594,7 +2594,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2632,7 +2632,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -2672,7 +2672,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -2713,7 +2713,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2750,7 +2750,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -2788,7 +2788,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -2828,7 +2828,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 3 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -3021,7 +3021,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3057,7 +3057,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3096,7 +3096,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -3132,7 +3132,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3171,7 +3171,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3211,7 +3211,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3252,7 +3252,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -3295,7 +3295,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -3339,7 +3339,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3379,7 +3379,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3420,7 +3420,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -3463,7 +3463,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -3507,7 +3507,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3548,7 +3548,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3590,7 +3590,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -3634,7 +3634,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -3679,7 +3679,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3720,7 +3720,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -3762,7 +3762,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -3806,7 +3806,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 4 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -4019,7 +4019,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4059,7 +4059,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4102,7 +4102,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -4142,7 +4142,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4185,7 +4185,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4229,7 +4229,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4274,7 +4274,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -4321,7 +4321,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -4369,7 +4369,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4413,7 +4413,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4458,7 +4458,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -4505,7 +4505,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -4553,7 +4553,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4598,7 +4598,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4644,7 +4644,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -4692,7 +4692,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -4741,7 +4741,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4786,7 +4786,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -4832,7 +4832,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -4880,7 +4880,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 5 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -5113,7 +5113,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5157,7 +5157,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5204,7 +5204,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -5248,7 +5248,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5295,7 +5295,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5343,7 +5343,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5392,7 +5392,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -5443,7 +5443,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -5495,7 +5495,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5543,7 +5543,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5592,7 +5592,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -5643,7 +5643,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -5695,7 +5695,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5744,7 +5744,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5794,7 +5794,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -5846,7 +5846,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -5899,7 +5899,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5948,7 +5948,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -5998,7 +5998,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -6050,7 +6050,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 6 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -6303,7 +6303,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6351,7 +6351,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6402,7 +6402,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -6450,7 +6450,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6501,7 +6501,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6553,7 +6553,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6606,7 +6606,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -6661,7 +6661,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -6717,7 +6717,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6769,7 +6769,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6822,7 +6822,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -6877,7 +6877,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -6933,7 +6933,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -6986,7 +6986,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7040,7 +7040,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -7096,7 +7096,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -7153,7 +7153,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7206,7 +7206,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7260,7 +7260,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -7316,7 +7316,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 7 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -7589,7 +7589,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7641,7 +7641,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7696,7 +7696,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -7748,7 +7748,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7803,7 +7803,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7859,7 +7859,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -7916,7 +7916,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -7975,7 +7975,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -8035,7 +8035,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -8091,7 +8091,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -8148,7 +8148,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -8207,7 +8207,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -8267,7 +8267,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -8324,7 +8324,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -8382,7 +8382,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -8442,7 +8442,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -8503,7 +8503,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -8560,7 +8560,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -8618,7 +8618,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -8678,7 +8678,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds all 8 cowns at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -8971,7 +8971,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
@@ -8984,7 +8984,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
@@ -8997,7 +8997,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9013,7 +9013,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<TElement, TState>>.Rent(thread);
@@ -9026,7 +9026,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
     /// <param name="cowns">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>
@@ -9039,7 +9039,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -9052,7 +9052,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9068,7 +9068,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<TElement, TState>>.Rent(thread);
@@ -9081,7 +9081,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9096,7 +9096,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
@@ -9111,7 +9111,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9127,7 +9127,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, Action<IReadOnlyList<TElement>>>>.Rent(thread);
@@ -9142,7 +9142,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -9160,7 +9160,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent(thread);
@@ -9175,7 +9175,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -9194,7 +9194,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<TElement, TState>>.Rent(thread);
@@ -9209,7 +9209,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9224,7 +9224,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -9239,7 +9239,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9255,7 +9255,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, Func<IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -9270,7 +9270,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -9288,7 +9288,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent(thread);
@@ -9303,7 +9303,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -9322,7 +9322,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<TElement, TState>>.Rent(thread);
@@ -9337,7 +9337,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9353,7 +9353,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
@@ -9368,7 +9368,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9385,7 +9385,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
@@ -9400,7 +9400,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -9419,7 +9419,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
@@ -9434,7 +9434,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -9454,7 +9454,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
@@ -9469,7 +9469,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9485,7 +9485,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
@@ -9500,7 +9500,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9517,7 +9517,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, Func<IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
@@ -9532,7 +9532,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -9551,7 +9551,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
@@ -9566,7 +9566,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -9586,7 +9586,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<TElement, TState, TResult>>.Rent(thread);
@@ -9614,7 +9614,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         if (!TryAdmit())
         {
             list.Clear();
@@ -9648,7 +9648,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         if (!TryAdmit())
         {
             list.Clear();
@@ -9680,7 +9680,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         if (!TryAdmit())
         {
             list.Clear();
@@ -9714,7 +9714,7 @@ public sealed partial class BocRuntime
         where TElement : class
     {
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 0);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 0);
         if (!TryAdmit())
         {
             list.Clear();
@@ -9733,7 +9733,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9750,7 +9750,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
@@ -9763,7 +9763,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -9783,7 +9783,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, TElement, TState>>.Rent(thread);
@@ -9796,7 +9796,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="TElement">The state type of the cowns in <paramref name="cowns"/>.</typeparam>
@@ -9813,7 +9813,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -9826,7 +9826,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -9846,7 +9846,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
@@ -9859,7 +9859,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -9878,7 +9878,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
@@ -9893,7 +9893,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -9913,7 +9913,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, Action<T1, IReadOnlyList<TElement>>>>.Rent(thread);
@@ -9928,7 +9928,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -9950,7 +9950,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent(thread);
@@ -9965,7 +9965,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -9988,7 +9988,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, TElement, TState>>.Rent(thread);
@@ -10003,7 +10003,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10022,7 +10022,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -10037,7 +10037,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10057,7 +10057,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -10072,7 +10072,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -10094,7 +10094,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
@@ -10109,7 +10109,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -10132,7 +10132,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState>>.Rent(thread);
@@ -10147,7 +10147,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10167,7 +10167,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
@@ -10182,7 +10182,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10203,7 +10203,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
@@ -10218,7 +10218,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -10241,7 +10241,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
@@ -10256,7 +10256,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -10280,7 +10280,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
@@ -10295,7 +10295,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10315,7 +10315,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
@@ -10330,7 +10330,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10351,7 +10351,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, Func<T1, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
@@ -10366,7 +10366,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -10389,7 +10389,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
@@ -10404,7 +10404,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -10428,7 +10428,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult>>.Rent(thread);
@@ -10460,7 +10460,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         if (!TryAdmit())
         {
             list.Clear();
@@ -10498,7 +10498,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         if (!TryAdmit())
         {
             list.Clear();
@@ -10534,7 +10534,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         if (!TryAdmit())
         {
             list.Clear();
@@ -10572,7 +10572,7 @@ public sealed partial class BocRuntime
     {
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 1);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 1);
         if (!TryAdmit())
         {
             list.Clear();
@@ -10591,7 +10591,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10612,7 +10612,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
@@ -10625,7 +10625,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10649,7 +10649,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
@@ -10662,7 +10662,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
     /// <typeparam name="T2">The state type of <paramref name="c2"/>.</typeparam>
@@ -10683,7 +10683,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -10696,7 +10696,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes; fire-and-forget.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the exception goes to the runtime's <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (or, without one, to the next <see cref="BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)"/>).
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10720,7 +10720,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
@@ -10733,7 +10733,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10756,7 +10756,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
@@ -10771,7 +10771,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10795,7 +10795,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, Action<T1, T2, IReadOnlyList<TElement>>>>.Rent(thread);
@@ -10810,7 +10810,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -10836,7 +10836,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
@@ -10851,7 +10851,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -10878,7 +10878,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
@@ -10893,7 +10893,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10916,7 +10916,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -10931,7 +10931,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -10955,7 +10955,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task>>>.Rent(thread);
@@ -10970,7 +10970,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -10996,7 +10996,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
@@ -11011,7 +11011,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its completion.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -11038,7 +11038,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState> behaviour = BehaviourPool<DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TState>>.Rent(thread);
@@ -11053,7 +11053,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -11077,7 +11077,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
@@ -11092,7 +11092,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -11117,7 +11117,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, TResult>, TResult>>.Rent(thread);
@@ -11132,7 +11132,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -11159,7 +11159,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
@@ -11174,7 +11174,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, and returns an awaitable for the body's result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -11202,7 +11202,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
@@ -11217,7 +11217,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -11241,7 +11241,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
@@ -11256,7 +11256,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
     /// <typeparam name="T1">The state type of <paramref name="c1"/>.</typeparam>
@@ -11281,7 +11281,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, Func<T1, T2, IReadOnlyList<TElement>, Task<TResult>>, TResult>>.Rent(thread);
@@ -11296,7 +11296,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref="BocRuntimeOptions.WorkerCount"/> never runs bodies inline.
     /// </remarks>
@@ -11323,7 +11323,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         Admit();
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
@@ -11338,7 +11338,7 @@ public sealed partial class BocRuntime
     /// Spawns a behaviour that runs when it holds the single cowns and every cown in <paramref name="cowns"/> at once, with an asynchronous body that keeps the cowns until its task completes, and returns an awaitable for its result.
     /// </summary>
     /// <remarks>
-    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
+    /// The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once. If the body throws, the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.
     /// Passing what the body needs through <paramref name="state"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.
     /// Cancelling <paramref name="cancellationToken"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref="BehaviourWithdrawnException"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref="Behaviours.CurrentCancellationToken"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref="BocFullMode.Wait"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.
     /// </remarks>
@@ -11366,7 +11366,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         bool admitted = Admit(cancellationToken);
         BocThread thread = BocThread.Current;
         DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult> behaviour = BehaviourPool<DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResult>>.Rent(thread);
@@ -11402,7 +11402,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         if (!TryAdmit())
         {
             list.Clear();
@@ -11444,7 +11444,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         if (!TryAdmit())
         {
             list.Clear();
@@ -11484,7 +11484,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         if (!TryAdmit())
         {
             list.Clear();
@@ -11526,7 +11526,7 @@ public sealed partial class BocRuntime
         ArgumentNullException.ThrowIfNull(c1);
         ArgumentNullException.ThrowIfNull(c2);
         ArgumentNullException.ThrowIfNull(body);
-        Span<IAcquirable<TElement>> list = StageCowns(cowns, 2);
+        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, 2);
         if (!TryAdmit())
         {
             list.Clear();

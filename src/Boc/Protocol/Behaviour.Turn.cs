@@ -108,6 +108,12 @@ internal abstract partial class Behaviour
     /// A writer receives the turn. Returns the successor to give the turn to next if the writer was withdrawn and passed
     /// it on (see "Cancellation"); null otherwise.
     /// </summary>
+    /// <remarks>
+    /// Not inlined (nor is <see cref="LeaveRead"/>): a call, as it was before the queue's state became a type of its own
+    /// (CownQueue) and the body shrank below the JIT's inlining threshold; inlined, its rare paths (readers still active,
+    /// a withdrawn writer) doubled the spawn's and the release's code around their common path.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static Behaviour? GrantWrite(Behaviour writer, Cown cown, BocThread? thread = null)
     {
         if (writer.Cancellation is not null && writer.SlotFor(cown).IsWithdrawn)
@@ -122,6 +128,7 @@ internal abstract partial class Behaviour
         return cown.Queue.TryParkWriter(writer) ? null : Hold(writer, cown, thread);
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static void LeaveRead(Cown cown)
     {
         // Null unless we were the last active reader and a writer holds the turn, waiting for us (CownQueue.RemoveReader

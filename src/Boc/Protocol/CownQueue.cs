@@ -91,6 +91,7 @@ internal struct CownQueue
     /// The name is published before the flag that makes a leaving reader look for it (the CAS is a full fence); if a
     /// reader leaves between the read and the CAS, the name is taken back and the word read again.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool TryParkWriter(Behaviour writer)
     {
         while (true)

@@ -29,7 +29,7 @@ public sealed partial class BocScheduler
     internal void ModelStop()
     {
         Atomic.Write(ref _stopping, true);
-        _wake.Release(_workers.Length);
+        _idle.ReleaseAll(_workers.Length);
     }
 }
 #endif

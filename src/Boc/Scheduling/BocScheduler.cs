@@ -5,11 +5,6 @@ using System.Runtime.InteropServices;
 using Boc.Diagnostics;
 using Boc.Dispatch;
 using Boc.Scheduling;
-#if BOC_MODEL
-using WakeSignal = Boc.ModelSemaphore;
-#else
-using WakeSignal = System.Threading.SemaphoreSlim;
-#endif
 
 namespace Boc;
 
@@ -71,8 +66,8 @@ namespace Boc;
 /// </para>
 /// <para>
 /// Idle workers spin briefly (at most half of them at a time, so that spinning never takes the cores a producer
-/// thread needs), then park. Work queued while workers sleep wakes one; the protocol that makes a lost wake-up
-/// impossible is written next to <see cref="WakeOne"/>. Parked workers also wake every
+/// thread needs), then park. Work queued while workers sleep wakes one, by a protocol that loses no wake-up
+/// (docs/internals/scheduler.md, "Parking"). Parked workers also wake every
 /// <see cref="StuckCheckInterval"/> to take work held in the next slot of a worker that has run nothing since they
 /// parked (its body blocks): do not block in bodies, but if one does, the work it holds back moves to another worker
 /// within about one interval. With every worker blocked nothing can run.
@@ -117,19 +112,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     // reading a queue through its Worker would share a cache line with the fields its owner writes on every item.
     private readonly RunQueue[] _queues;
     private readonly ConcurrentQueue<object> _inbox = new();
-    private readonly WakeSignal _wake = new(0);
     private readonly BocSynchronizationContext _context;
-    private readonly int _maxSpinning;
     private readonly bool _stuckCheck;
 
-    // Workers registered as going to sleep (or asleep) that no waker has claimed yet. Each claim is paired with one
-    // Release of _wake, so every registered sleeper consumes exactly one permit. Written only when workers go idle or
-    // wake, but read by every enqueue: kept apart from the fields the hot path reads.
-    private PaddedCounter _idle;
-
-    // Workers spinning in search of work, and the processor a spinner last ran on. While one spins, an enqueue need
-    // not wake a sleeper (a futex call): the spinner will find the item, or see it in its re-check before it parks.
-    private SpinnerLine _spinning;
+    // The idle workers: who spins, who sleeps, and the semaphore they park on (Scheduling/IdleWorkers.cs). A struct
+    // inside the scheduler, so an enqueue reads its lines as the scheduler's own fields.
+    private IdleWorkers _idle;
     private bool _stopping;
     private int _terminated;
 
@@ -166,8 +154,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(workerCount, 1);
         _stuckCheck = stuckCheck;
-        _maxSpinning = Math.Max(1, workerCount / 2);
-        _spinning.Processor = -1;
+        _idle = new IdleWorkers(workerCount);
         _context = new BocSynchronizationContext(this);
         _workers = new Worker[workerCount];
         _queues = new RunQueue[workerCount];
@@ -210,13 +197,13 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     internal IEnumerable<Thread> Threads => _workers.Select(w => w.Thread);
 
     /// <summary>Gets how many workers are parked or about to park (for tests of idle/burst cycles).</summary>
-    internal int Sleepers => (int)Atomic.Read(ref _idle.Value);
+    internal int Sleepers => _idle.Sleepers;
 
     /// <summary>
     /// Gets whether some worker is spinning or parked for lack of work: a hint (racy by nature) that work made ready
     /// now would be taken by another core. Both counters sit on lines written only when workers go idle or wake.
     /// </summary>
-    internal bool HasIdleWorker => Atomic.Read(ref _spinning.Count) + Atomic.Read(ref _idle.Value) > 0;
+    internal bool HasIdleWorker => _idle.AnyIdle;
 
     /// <summary>Gets or sets the name of the runtime that owns this scheduler (its metrics' <c>boc.runtime</c> tag), or null.</summary>
     internal string? RuntimeName { get; set; }
@@ -249,7 +236,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
 
         BocMetrics.Schedulers.Remove(this);
         Atomic.Write(ref _stopping, true);
-        _wake.Release(_workers.Length);
+        _idle.ReleaseAll(_workers.Length);
         foreach (Worker worker in _workers)
         {
             worker.Thread.Join();
@@ -263,134 +250,6 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
 
     /// <inheritdoc/>
     void IDispatcher.Dispatch(Behaviour behaviour) => Dispatch(behaviour, BocThread.CurrentOrNull);
-
-    /// <summary>
-    /// <see cref="IDispatcher.Dispatch"/> for a caller that already holds the calling thread's <see cref="BocThread"/>
-    /// (or null if it has none): a spawn or a release on a worker, which saves the thread-static lookup.
-    /// </summary>
-    internal void Dispatch(Behaviour behaviour, BocThread? thread)
-    {
-        Worker? worker = thread?.Worker;
-        if (worker is not null && worker.Scheduler == this && !Atomic.Read(ref _stopping))
-        {
-            // Ready on this worker: run it next, here. Only the owner fills the slot; other threads only empty it
-            // (TakeStuckWork, by Exchange). So a slot seen empty here stays empty until this store, and a release store
-            // fills it without a locked instruction (a chain spawns once per item, so this is one atomic fewer per
-            // item); it publishes the behaviour to whichever thread later takes it by Exchange.
-            if (Atomic.Read(ref worker.Next) is null)
-            {
-                Atomic.Write(ref worker.Next, behaviour);
-                return;
-            }
-
-            // A behaviour already waiting in the slot moves to the queue, where other workers can steal it, so wake one
-            // if any sleeps. Exchange, not a plain store: an idle worker may be taking that item as stuck work.
-            Behaviour? displaced = Atomic.Exchange(ref worker.Next, behaviour);
-            if (displaced is not null)
-            {
-                PushLocal(worker, displaced);
-                WakeOne();
-            }
-
-            return;
-        }
-
-        EnqueueFromOutside(behaviour);
-    }
-
-    /// <summary>
-    /// Called before every spawn. If the calling worker's next slot is already full, the item running now made a
-    /// behaviour ready earlier and is still going (it spawns again): it is not about to finish, so the waiting
-    /// behaviour moves to the worker's queue, where an idle worker can take it, and one is woken; unless this spawn is
-    /// known not to queue behind it (<paramref name="target"/>, below).
-    /// </summary>
-    /// <remarks>
-    /// <para>
-    /// Without this, a long body that spawns a stream of messages (a producer, Savina's Sleeping Barber factory) holds
-    /// the first one it made ready in its next slot until it ends, and every behaviour queued behind that one on the
-    /// same cown waits with it; only a parked peer's stuck-work poll took it over, one interval later. A body that
-    /// spawns once and returns (a message chain) never gets here with a full slot, so chains keep the slot and pay no
-    /// wake-up. Nothing but the owner fills the slot, and the owner takes it (empty) before each item it runs, so a
-    /// full slot here was filled by the running item.
-    /// </para>
-    /// <para>
-    /// The exception: a one-cown spawn (<paramref name="target"/>, its cown) while the slot holds a one-cown behaviour
-    /// on another cown. The spawn cannot queue directly behind that behaviour (only through a behaviour on both cowns
-    /// queued earlier, the rare case, which then waits as after any body's only spawn), so it stays to run next here,
-    /// on the core that made it ready. This is the actor's reply-then-send: Chameneos' chameneo sends Change to its
-    /// partner (ready: into the slot) and then Meet to the busy Mall; handing Change over sent it to the other worker,
-    /// so each meeting crossed cores once more (<c>docs/performance/decisions.md</c>, "A spawn onto another cown keeps
-    /// the next slot"). If the body then runs long, the behaviour waits for it (at worst until a parked peer's
-    /// stuck-work poll), as after a body's only spawn. If the new spawn is ready it takes the slot and Dispatch moves
-    /// the old one to the queue as before; with more cowns on either side (<paramref name="target"/> null, or a slot
-    /// behaviour of another layout), the slot is handed over as before. The slot's behaviour is read without taking it,
-    /// so a thief may take it meanwhile; its cown is then a stale hint, and either branch is safe: keeping leaves an
-    /// emptied slot alone, and the hand-over's Exchange finds what is really there.
-    /// </para>
-    /// </remarks>
-    /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
-    /// <param name="target">The spawn's cown if it requests exactly one (a one-cown append), else null (a batch, a pair).</param>
-    /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="WorkerIndexOf"/>).</returns>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int OnSpawn(BocThread thread, Cown? target)
-    {
-        Worker? worker = thread.Worker;
-        if (worker is null || worker.Scheduler != this)
-        {
-            return -1;
-        }
-
-        if (Atomic.Read(ref worker.Next) is { } waiting)
-        {
-            HandOverUnlessApart(worker, waiting, target);
-        }
-
-        return worker.Index;
-    }
-
-    /// <summary>
-    /// <see cref="OnSpawn(BocThread, Cown)"/> for one behaviour, <paramref name="spawn"/>: its cown is looked up only if
-    /// the slot is full, so a spawn from outside the workers, or onto an empty slot, pays nothing for the exception.
-    /// </summary>
-    /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
-    /// <param name="spawn">The behaviour being spawned, its cowns sorted and merged.</param>
-    /// <returns>The calling thread's index among this scheduler's workers, or -1.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int OnSpawn(BocThread thread, Behaviour spawn)
-    {
-        Worker? worker = thread.Worker;
-        if (worker is null || worker.Scheduler != this)
-        {
-            return -1;
-        }
-
-        if (Atomic.Read(ref worker.Next) is { } waiting)
-        {
-            HandOverUnlessApart(worker, waiting, spawn.LoneCown);
-        }
-
-        return worker.Index;
-    }
-
-    /// <summary>
-    /// The slow path of <see cref="OnSpawn(BocThread, Cown)"/>, with the slot seen full: moves <paramref name="waiting"/> to
-    /// the queue and wakes a peer, unless it and the spawn are one-cown behaviours on different cowns.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void HandOverUnlessApart(Worker worker, Behaviour waiting, Cown? target)
-    {
-        if (target is not null && waiting.LoneCown is { } lone && !ReferenceEquals(lone, target))
-        {
-            return;
-        }
-
-        // Exchange: a parked peer may be taking the same item as stuck work.
-        if (Atomic.Exchange(ref worker.Next, null) is { } taken)
-        {
-            PushLocal(worker, taken);
-            WakeOne();
-        }
-    }
 
     /// <summary>
     /// Gets the index among this scheduler's workers (0 to <see cref="WorkerCount"/> - 1) of the thread that owns

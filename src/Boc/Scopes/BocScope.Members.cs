@@ -91,8 +91,7 @@ public sealed partial class BocScope
 
     // Guards the failures and the children (both rare); created with the first of them.
     private Lock? _gate;
-    private List<Exception>? _failures;
-    private long _failuresDropped;
+    private KeptFailures _failures;
     private List<BocScope>? _children;
 
     private int _closed;
@@ -274,15 +273,7 @@ public sealed partial class BocScope
 
         lock (Gate())
         {
-            _failures ??= [];
-            if (_failures.Count < BocRuntime.MaxKeptExceptions)
-            {
-                _failures.Add(error);
-            }
-            else
-            {
-                _failuresDropped++;
-            }
+            _failures.Add(error);
         }
     }
 

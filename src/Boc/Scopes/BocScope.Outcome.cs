@@ -121,22 +121,9 @@ public sealed partial class BocScope
             return null;
         }
 
-        List<Exception>? failures;
-        long dropped;
         lock (Gate())
         {
-            failures = _failures;
-            dropped = _failuresDropped;
+            return _failures.ToException("Behaviours of the scope threw exceptions");
         }
-
-        if (failures is not { Count: > 0 })
-        {
-            return null;
-        }
-
-        string message = dropped == 0
-            ? "Behaviours of the scope threw exceptions."
-            : $"Behaviours of the scope threw exceptions: the first {failures.Count} are kept, and {dropped} more were counted but not kept.";
-        return new AggregateException(message, failures);
     }
 }

@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace Boc;
@@ -101,10 +103,14 @@ internal struct ScopeCount
             }
         }
 
+        // The sums' argument: every finished count read is at most its value between the passes, every spawned count
+        // at least its value there, and nothing is counted out before it was counted in.
+        Debug.Assert(finished <= spawned, "Boc error: more counted out than in.");
         return (finished, spawned);
     }
 
     /// <summary>One compare-and-swap on an inline counter; false if another thread changed it meanwhile.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool TryBump(ref long counter)
     {
         long value = Atomic.Read(ref counter);

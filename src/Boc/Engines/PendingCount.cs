@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -6,8 +7,9 @@ using System.Runtime.InteropServices;
 namespace Boc;
 
 /// <summary>
-/// How many behaviours a runtime has accepted and how many have finished, kept so that neither a spawn nor a completion
-/// writes a cache line that every core writes: each scheduler worker, and otherwise each processor, counts on a line of its own.
+/// A runtime's quiescence: how many behaviours it has accepted and how many have finished, kept so that neither a spawn
+/// nor a completion writes a cache line that every core writes (each scheduler worker, and otherwise each processor,
+/// counts on a line of its own), and the waiters for the first moment none is pending (<see cref="WhenQuiescent"/>).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -84,6 +86,11 @@ internal sealed class PendingCount
     // 1 while a quiescence waiter is registered. Read by every completion, written rarely: its own line.
     private PaddedCounter _waiting;
 
+    // The waiters for the next quiescent moment (one task for all of them), and the lock that orders registering them
+    // with signalling them.
+    private readonly Lock _waitersLock = new();
+    private TaskCompletionSource? _nextQuiescence;
+
     /// <summary>Creates the counts of a runtime whose own <see cref="BocScheduler"/> has <paramref name="workers"/> workers (0 if none).</summary>
     public PendingCount(int workers)
     {
@@ -151,10 +158,10 @@ internal sealed class PendingCount
     }
 
     /// <summary>
-    /// Registers a waiter (or clears the registration). Registering is fenced against every thread (the caller checks
-    /// <see cref="IsQuiescent"/> after): see <see cref="FenceWorkers"/>.
+    /// Registers a waiter (or clears the registration), under the waiters' lock. Registering is fenced against every
+    /// thread (the caller checks <see cref="IsQuiescent"/> after): see <see cref="FenceWorkers"/>.
     /// </summary>
-    public void SetWaiting(bool waiting)
+    private void SetWaiting(bool waiting)
     {
         Atomic.Exchange(ref _waiting.Value, waiting ? 1 : 0);
         if (waiting)
@@ -171,6 +178,70 @@ internal sealed class PendingCount
     /// for quiescence and disposing pay it.
     /// </summary>
     public static void FenceWorkers() => Atomic.MemoryBarrierProcessWide();
+
+    /// <summary>
+    /// A task that completes at the first moment no behaviour is pending: at once if none is now. Registers, then looks
+    /// again: either this look sees the last completion, or the last finisher sees the registration and signals (the
+    /// remarks, "Waking a waiter").
+    /// </summary>
+    public Task WhenQuiescent()
+    {
+        if (IsQuiescent())
+        {
+            return Task.CompletedTask;
+        }
+
+        TaskCompletionSource? earlier;
+        lock (_waitersLock)
+        {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
+            SetWaiting(true);
+            if (!IsQuiescent())
+            {
+                // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
+                // must not run the waiter's continuation inline.
+                _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                return _nextQuiescence.Task;
+            }
+
+            // Quiescent after all: release the waiters registered before us too (the moment is theirs as well).
+            earlier = _nextQuiescence;
+            _nextQuiescence = null;
+            SetWaiting(false);
+        }
+
+        earlier?.TrySetResult();
+        return Task.CompletedTask;
+    }
+
+    /// <summary>
+    /// A finisher that found a waiter registered (<see cref="Finished"/>) and the count quiescent: completes the waiters'
+    /// task, if this is still a quiescent moment.
+    /// </summary>
+    public void SignalWaiters()
+    {
+        TaskCompletionSource? waiters;
+        lock (_waitersLock)
+        {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
+            // Several finishers may get here for one quiescent moment, and a spawn may have raced in since the check:
+            // then this is not a quiescent moment, the registration stays, and a later finisher signals.
+            if (_nextQuiescence is null || !IsQuiescent())
+            {
+                return;
+            }
+
+            waiters = _nextQuiescence;
+            _nextQuiescence = null;
+            SetWaiting(false);
+        }
+
+        waiters.TrySetResult();
+    }
 
     /// <summary>Whether nothing was pending at some moment during the call (see the remarks for why that is sound).</summary>
     public bool IsQuiescent()
@@ -201,6 +272,9 @@ internal sealed class PendingCount
             spawned += Atomic.Read(ref stripe.Spawned);
         }
 
+        // The sums' argument: every finished count read is at most its value between the passes, every spawned count
+        // at least its value there, and nothing is counted out before it was counted in.
+        Debug.Assert(finished <= spawned, "Boc error: more counted out than in.");
         return (finished, spawned);
     }
 
