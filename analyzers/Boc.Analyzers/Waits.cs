@@ -85,6 +85,13 @@ internal static class Waits
         }
     }
 
+    /// <summary>
+    /// Whether the task <paramref name="value"/> produces is awaited right where it is made (<c>await WhenAsync(...)</c>,
+    /// also through <c>ConfigureAwait</c>, <c>AsTask</c>, <c>Preserve</c>): the code around it is suspended until it
+    /// completes.
+    /// </summary>
+    public static bool IsAwaitedInPlace(IOperation value) => Climb(value).Parent is IAwaitOperation;
+
     /// <summary>Whether <paramref name="waiter"/>'s body waits, directly or through behaviours it waits for, for <paramref name="target"/>.</summary>
     public static bool WaitsFor(BehaviourIndex index, Spawn waiter, Spawn target, int depth = 0)
     {
