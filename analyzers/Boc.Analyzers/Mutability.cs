@@ -364,6 +364,12 @@ internal sealed class Mutability
             return true;
         }
 
+        // A sequence shares its elements: a lookup or grouping of accounts has no setters, and is as mutable as they are.
+        if (Taint.ElementType(named) is { } element && !SymbolEqualityComparer.Default.Equals(element, named) && IsMutable(element, visiting))
+        {
+            return true;
+        }
+
         for (INamedTypeSymbol? current = named; current is not null; current = current.BaseType)
         {
             if (KnownTypes.Mutable.Contains(KnownTypes.IdOf(current)))
