@@ -70,7 +70,8 @@ internal static partial class AnalyzerHarness
         new BlockingCallAnalyzer(),
         new AsyncVoidBodyAnalyzer(),
         new SelfWaitAnalyzer(),
-        new ClusterCopyAnalyzer());
+        new ClusterCopyAnalyzer(),
+        new UnfinishedScopeAnalyzer());
 
     public static ImmutableArray<MetadataReference> References => s_references.Value;
 

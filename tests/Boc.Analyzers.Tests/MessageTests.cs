@@ -118,7 +118,7 @@ public class MessageTests
     public void Descriptors_have_one_line_titles_and_message_formats()
     {
         var descriptors = AllAnalyzers.SelectMany(a => a.SupportedDiagnostics).ToList();
-        Assert.Equal(8, descriptors.Count);
+        Assert.Equal(9, descriptors.Count);
         foreach (DiagnosticDescriptor descriptor in descriptors)
         {
             foreach (string text in new[] { descriptor.Title.ToString(CultureInfo.InvariantCulture), descriptor.MessageFormat.ToString(CultureInfo.InvariantCulture) })
