@@ -140,6 +140,7 @@ public partial class RuleDocExampleTests
         using System.Text.Json;
         using System.Text.RegularExpressions;
         using Boc.Orleans;
+        using Microsoft.AspNetCore.Http;
         using Microsoft.Extensions.Logging;
 
         """;
