@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Composition;
@@ -5,7 +6,6 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.CodeAnalysis;
-using Microsoft.CodeAnalysis.CodeActions;
 using Microsoft.CodeAnalysis.CodeFixes;
 using Microsoft.CodeAnalysis.CSharp;
 using Microsoft.CodeAnalysis.CSharp.Syntax;
@@ -23,43 +23,19 @@ namespace Boc.Analyzers.CodeFixes;
 /// <see cref="FixVerifier"/>.
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(AsyncTaskBodyCodeFix)), Shared]
-public sealed class AsyncTaskBodyCodeFix : CodeFixProvider
+public sealed class AsyncTaskBodyCodeFix : VerifiedCodeFix
 {
     public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.AsyncVoidBody.Id);
 
-    public override FixAllProvider? GetFixAllProvider() => null;
-
-    public override async Task RegisterCodeFixesAsync(CodeFixContext context)
+    private protected override async Task<IEnumerable<VerifiedEdit>> PlanAsync(Document document, FixInputs inputs, SyntaxNode node, CancellationToken cancellationToken)
     {
-        SyntaxNode? root = await context.Document.GetSyntaxRootAsync(context.CancellationToken).ConfigureAwait(false);
-        SemanticModel? model = await context.Document.GetSemanticModelAsync(context.CancellationToken).ConfigureAwait(false);
-        if (root is null || model is null || BocTypes.Create(model.Compilation) is not { } types)
+        if ((node as ArgumentSyntax ?? node.FirstAncestorOrSelf<ArgumentSyntax>()) is not { } argument
+            || await PlanAsync(document, inputs.Model, inputs.Types, argument.Expression, cancellationToken).ConfigureAwait(false) is not { } replacements)
         {
-            return;
+            return Array.Empty<VerifiedEdit>();
         }
 
-        foreach (Diagnostic diagnostic in context.Diagnostics)
-        {
-            SyntaxNode node = root.FindNode(diagnostic.Location.SourceSpan, getInnermostNodeForTie: true);
-            if ((node as ArgumentSyntax ?? node.FirstAncestorOrSelf<ArgumentSyntax>()) is not { } argument)
-            {
-                continue;
-            }
-
-            Dictionary<SyntaxNode, SyntaxNode>? replacements = await PlanAsync(context.Document, model, types, argument.Expression, context.CancellationToken).ConfigureAwait(false);
-            if (replacements is null)
-            {
-                continue;
-            }
-
-            SyntaxNode fixedRoot = FixVerifier.Edit(root, FixVerifier.MemberOf(argument), replacements);
-            if (await FixVerifier.FixedIfCleanAsync(context.Document, fixedRoot, diagnostic, context.CancellationToken).ConfigureAwait(false) is { } fixedDocument)
-            {
-                context.RegisterCodeFix(
-                    CodeAction.Create("Make the body an async Task", _ => Task.FromResult(fixedDocument), equivalenceKey: nameof(AsyncTaskBodyCodeFix)),
-                    diagnostic);
-            }
-        }
+        return new[] { new VerifiedEdit("Make the body an async Task", FixVerifier.MemberOf(argument), replacements) };
     }
 
     private static async Task<Dictionary<SyntaxNode, SyntaxNode>?> PlanAsync(Document document, SemanticModel model, BocTypes types, ExpressionSyntax body,

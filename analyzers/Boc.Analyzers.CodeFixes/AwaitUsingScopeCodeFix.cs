@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Composition;
@@ -5,7 +6,6 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.CodeAnalysis;
-using Microsoft.CodeAnalysis.CodeActions;
 using Microsoft.CodeAnalysis.CodeFixes;
 using Microsoft.CodeAnalysis.CSharp;
 using Microsoft.CodeAnalysis.CSharp.Syntax;
@@ -21,40 +21,16 @@ namespace Boc.Analyzers.CodeFixes;
 /// body (BOC203), so the fix is not offered there.
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(AwaitUsingScopeCodeFix)), Shared]
-public sealed class AwaitUsingScopeCodeFix : CodeFixProvider
+public sealed class AwaitUsingScopeCodeFix : VerifiedCodeFix
 {
     public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.UnfinishedScope.Id);
 
-    // Each fix is checked on its own result; several in one block would change each other's scopes.
-    public override FixAllProvider? GetFixAllProvider() => null;
-
-    public override async Task RegisterCodeFixesAsync(CodeFixContext context)
+    private protected override Task<IEnumerable<VerifiedEdit>> PlanAsync(Document document, FixInputs inputs, SyntaxNode node, CancellationToken cancellationToken)
     {
-        SyntaxNode? root = await context.Document.GetSyntaxRootAsync(context.CancellationToken).ConfigureAwait(false);
-        SemanticModel? model = await context.Document.GetSemanticModelAsync(context.CancellationToken).ConfigureAwait(false);
-        if (root is null || model is null)
-        {
-            return;
-        }
-
-        foreach (Diagnostic diagnostic in context.Diagnostics)
-        {
-            if (root.FindNode(diagnostic.Location.SourceSpan, getInnermostNodeForTie: true) is not ExpressionSyntax begin
-                || Rewrite(begin, model, context.CancellationToken) is not { } rewrite)
-            {
-                continue;
-            }
-
-            SyntaxNode fixedRoot = FixVerifier.Edit(root, FixVerifier.MemberOf(begin), new Dictionary<SyntaxNode, SyntaxNode> { [rewrite.Old] = rewrite.New });
-            if (await FixVerifier.FixedIfCleanAsync(context.Document, fixedRoot, diagnostic, context.CancellationToken).ConfigureAwait(false) is not { } fixedDocument)
-            {
-                continue;
-            }
-
-            context.RegisterCodeFix(
-                CodeAction.Create("End the scope with 'await using'", _ => Task.FromResult(fixedDocument), equivalenceKey: nameof(AwaitUsingScopeCodeFix)),
-                diagnostic);
-        }
+        IEnumerable<VerifiedEdit> edits = node is ExpressionSyntax begin && Rewrite(begin, inputs.Model, cancellationToken) is { } rewrite
+            ? new[] { new VerifiedEdit("End the scope with 'await using'", FixVerifier.MemberOf(begin), new Dictionary<SyntaxNode, SyntaxNode> { [rewrite.Old] = rewrite.New }) }
+            : Array.Empty<VerifiedEdit>();
+        return Task.FromResult(edits);
     }
 
     /// <summary>The statement that begins the scope, and what replaces it, if the fix applies there.</summary>

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Composition;
@@ -5,7 +6,6 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.CodeAnalysis;
-using Microsoft.CodeAnalysis.CodeActions;
 using Microsoft.CodeAnalysis.CodeFixes;
 using Microsoft.CodeAnalysis.CSharp;
 using Microsoft.CodeAnalysis.CSharp.Syntax;
@@ -23,40 +23,20 @@ namespace Boc.Analyzers.CodeFixes;
 /// <see cref="FixVerifier"/>.
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(CopyCaptureCodeFix)), Shared]
-public sealed class CopyCaptureCodeFix : CodeFixProvider
+public sealed class CopyCaptureCodeFix : VerifiedCodeFix
 {
     public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.SharedMutableCapture.Id);
 
-    public override FixAllProvider? GetFixAllProvider() => null;
-
-    public override async Task RegisterCodeFixesAsync(CodeFixContext context)
+    private protected override Task<IEnumerable<VerifiedEdit>> PlanAsync(Document document, FixInputs inputs, SyntaxNode node, CancellationToken cancellationToken)
     {
-        SyntaxNode? root = await context.Document.GetSyntaxRootAsync(context.CancellationToken).ConfigureAwait(false);
-        SemanticModel? model = await context.Document.GetSemanticModelAsync(context.CancellationToken).ConfigureAwait(false);
-        if (root is null || model is null || BocTypes.Create(model.Compilation) is not { } types)
-        {
-            return;
-        }
-
-        Mutability mutability = types.MutabilityFor(BocAnalyzer.ShareableTypesOption(
-            context.Document.Project.AnalyzerOptions.AnalyzerConfigOptionsProvider, model.SyntaxTree));
-        foreach (Diagnostic diagnostic in context.Diagnostics)
-        {
-            if (root.FindNode(diagnostic.Location.SourceSpan, getInnermostNodeForTie: true) is not IdentifierNameSyntax captured
-                || Plan(captured, model, types, mutability, context.CancellationToken) is not { } plan)
+        IEnumerable<VerifiedEdit> edits = node is IdentifierNameSyntax captured && Plan(captured, inputs.Model, inputs.Types, inputs.Mutability, cancellationToken) is { } plan
+            ? new[]
             {
-                continue;
+                new VerifiedEdit($"Copy '{captured.Identifier.ValueText}' into a local before the When", FixVerifier.MemberOf(plan.Statement),
+                    new Dictionary<SyntaxNode, SyntaxNode> { [plan.Replaced] = plan.Replacement }),
             }
-
-            SyntaxNode fixedRoot = FixVerifier.Edit(root, FixVerifier.MemberOf(plan.Statement), new Dictionary<SyntaxNode, SyntaxNode> { [plan.Replaced] = plan.Replacement });
-            if (await FixVerifier.FixedIfCleanAsync(context.Document, fixedRoot, diagnostic, context.CancellationToken).ConfigureAwait(false) is { } fixedDocument)
-            {
-                context.RegisterCodeFix(
-                    CodeAction.Create($"Copy '{captured.Identifier.ValueText}' into a local before the When", _ => Task.FromResult(fixedDocument),
-                        equivalenceKey: nameof(CopyCaptureCodeFix)),
-                    diagnostic);
-            }
-        }
+            : Array.Empty<VerifiedEdit>();
+        return Task.FromResult(edits);
     }
 
     private sealed class FixPlan

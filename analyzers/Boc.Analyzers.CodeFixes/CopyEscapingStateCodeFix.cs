@@ -5,7 +5,6 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.CodeAnalysis;
-using Microsoft.CodeAnalysis.CodeActions;
 using Microsoft.CodeAnalysis.CodeFixes;
 using Microsoft.CodeAnalysis.CSharp;
 using Microsoft.CodeAnalysis.CSharp.Syntax;
@@ -21,49 +20,27 @@ namespace Boc.Analyzers.CodeFixes;
 /// compiles (a copy of another type may not fit where the value goes) and the escape is gone.
 /// </summary>
 [ExportCodeFixProvider(LanguageNames.CSharp, Name = nameof(CopyEscapingStateCodeFix)), Shared]
-public sealed class CopyEscapingStateCodeFix : CodeFixProvider
+public sealed class CopyEscapingStateCodeFix : VerifiedCodeFix
 {
     public override ImmutableArray<string> FixableDiagnosticIds { get; } = ImmutableArray.Create(Descriptors.StateEscapes.Id);
 
-    public override FixAllProvider? GetFixAllProvider() => null;
+    private protected override Task<IEnumerable<VerifiedEdit>> PlanAsync(Document document, FixInputs inputs, SyntaxNode node, CancellationToken cancellationToken) =>
+        Task.FromResult(Edits(inputs, node, cancellationToken));
 
-    public override async Task RegisterCodeFixesAsync(CodeFixContext context)
+    private static IEnumerable<VerifiedEdit> Edits(FixInputs inputs, SyntaxNode node, CancellationToken cancellationToken)
     {
-        SyntaxNode? root = await context.Document.GetSyntaxRootAsync(context.CancellationToken).ConfigureAwait(false);
-        SemanticModel? model = await context.Document.GetSemanticModelAsync(context.CancellationToken).ConfigureAwait(false);
-        if (root is null || model is null || BocTypes.Create(model.Compilation) is not { } types)
+        if ((node as ExpressionSyntax ?? (node as ArgumentSyntax)?.Expression) is not { } escaping)
         {
-            return;
+            yield break;
         }
 
-        Mutability mutability = types.MutabilityFor(BocAnalyzer.ShareableTypesOption(
-            context.Document.Project.AnalyzerOptions.AnalyzerConfigOptionsProvider, model.SyntaxTree));
-        foreach (Diagnostic diagnostic in context.Diagnostics)
+        foreach (ExpressionSyntax candidate in Candidates(escaping))
         {
-            SyntaxNode node = root.FindNode(diagnostic.Location.SourceSpan, getInnermostNodeForTie: true);
-            if ((node as ExpressionSyntax ?? (node as ArgumentSyntax)?.Expression) is not { } escaping)
+            if (CopyMethod(inputs.Model.GetTypeInfo(candidate, cancellationToken).Type, inputs.Mutability) is { } method)
             {
-                continue;
-            }
-
-            foreach (ExpressionSyntax candidate in Candidates(escaping))
-            {
-                if (CopyMethod(model.GetTypeInfo(candidate, context.CancellationToken).Type, mutability) is not { } method)
-                {
-                    continue;
-                }
-
-                SyntaxNode fixedRoot = FixVerifier.Edit(root, FixVerifier.MemberOf(escaping),
-                    new Dictionary<SyntaxNode, SyntaxNode> { [candidate] = Copy(candidate, method) });
-                fixedRoot = WithLinq(fixedRoot, model, candidate.SpanStart);
-                if (await FixVerifier.FixedIfCleanAsync(context.Document, fixedRoot, diagnostic, context.CancellationToken).ConfigureAwait(false) is { } fixedDocument)
-                {
-                    context.RegisterCodeFix(
-                        CodeAction.Create($"Hand out a copy: {Operations.Quote(candidate)}.{method}()", _ => Task.FromResult(fixedDocument),
-                            equivalenceKey: nameof(CopyEscapingStateCodeFix)),
-                        diagnostic);
-                    break;
-                }
+                yield return new VerifiedEdit($"Hand out a copy: {Operations.Quote(candidate)}.{method}()", FixVerifier.MemberOf(escaping),
+                    new Dictionary<SyntaxNode, SyntaxNode> { [candidate] = Copy(candidate, method) },
+                    root => WithLinq(root, inputs.Model, candidate.SpanStart));
             }
         }
     }

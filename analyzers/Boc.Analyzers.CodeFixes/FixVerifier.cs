@@ -21,16 +21,7 @@ internal static class FixVerifier
     /// <summary>Marks the member a fix changes, so that the check finds it in the fixed document.</summary>
     private static readonly SyntaxAnnotation s_member = new("Boc.Fix.Member");
 
-    private static readonly ImmutableArray<DiagnosticAnalyzer> s_rules = ImmutableArray.Create<DiagnosticAnalyzer>(
-        new NonAcquiredStateAnalyzer(),
-        new AcquiredStateEscapeAnalyzer(),
-        new SharedMutableCaptureAnalyzer(),
-        new ReadOnlyWriteAnalyzer(),
-        new BlockingCallAnalyzer(),
-        new AsyncVoidBodyAnalyzer(),
-        new SelfWaitAnalyzer(),
-        new ClusterCopyAnalyzer(),
-        new UnfinishedScopeAnalyzer());
+    private static readonly ImmutableArray<DiagnosticAnalyzer> s_rules = Rules.All();
 
     /// <summary>The member (or the top-level statements: the compilation unit) that <paramref name="node"/> is in.</summary>
     public static SyntaxNode MemberOf(SyntaxNode node) =>

@@ -27,16 +27,7 @@ internal static class CodeFixHarness
     public static async Task<List<(Document Document, CodeAction Action)>> FixesAsync(string source, ImmutableArray<DiagnosticAnalyzer> analyzers,
         IReadOnlyList<CodeFixProvider> providers, string suffix = "", IEnumerable<MetadataReference>? extra = null)
     {
-        using var workspace = new AdhocWorkspace();
-        var projectId = ProjectId.CreateNewId();
-        var documentId = DocumentId.CreateNewId(projectId);
-        Solution solution = workspace.CurrentSolution
-            .AddProject(projectId, "Test", "Test", LanguageNames.CSharp)
-            .WithProjectCompilationOptions(projectId, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable))
-            .WithProjectParseOptions(projectId, new CSharpParseOptions(LanguageVersion.Preview))
-            .AddMetadataReferences(projectId, References.AddRange(extra ?? []))
-            .AddDocument(documentId, "Test.cs", Usings + source + SharedTypes + suffix);
-        Document document = solution.GetDocument(documentId)!;
+        Document document = DocumentFor(Usings + source + SharedTypes + suffix, extra);
         Compilation compilation = (await document.Project.GetCompilationAsync())!;
         ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(compilation, analyzers);
         var fixes = new List<(Document Document, CodeAction Action)>();
@@ -50,6 +41,21 @@ internal static class CodeFixHarness
         }
 
         return fixes;
+    }
+
+    /// <summary>A document of <paramref name="text"/> in a project of its own, as the tests compile sources (C# preview, nullable, Boc).</summary>
+    public static Document DocumentFor(string text, IEnumerable<MetadataReference>? extra = null)
+    {
+        using var workspace = new AdhocWorkspace();
+        var projectId = ProjectId.CreateNewId();
+        var documentId = DocumentId.CreateNewId(projectId);
+        return workspace.CurrentSolution
+            .AddProject(projectId, "Test", "Test", LanguageNames.CSharp)
+            .WithProjectCompilationOptions(projectId, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable))
+            .WithProjectParseOptions(projectId, new CSharpParseOptions(LanguageVersion.Preview))
+            .AddMetadataReferences(projectId, References.AddRange(extra ?? []))
+            .AddDocument(documentId, "Test.cs", text)
+            .GetDocument(documentId)!;
     }
 
     /// <summary>The text of <paramref name="document"/> after <paramref name="action"/>.</summary>
