@@ -13,20 +13,6 @@ public class Boc103CodeFixTests
 {
     private static readonly ImmutableArray<DiagnosticAnalyzer> s_analyzers = [new SharedMutableCaptureAnalyzer()];
 
-    private const string Program = """
-
-        public static class Program
-        {
-            public static async Task<long> Run(BocRuntime runtime)
-            {
-                var dst = new Cown<Account>(new Account { Balance = 12 });
-                new C().M(runtime, dst);
-                await runtime.WaitForQuiescenceAsync();
-                return await runtime.WhenAsync(dst, d => d.Balance);
-            }
-        }
-        """;
-
     [Fact]
     public Task A_for_loop_variable_is_copied_inside_the_loop() => VerifyFixAsync(new CopyCaptureCodeFix(), s_analyzers,
         """
@@ -52,7 +38,7 @@ public class Boc103CodeFixTests
             }
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 18);
 
     [Fact]
@@ -80,7 +66,7 @@ public class Boc103CodeFixTests
             }
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 42);
 
     [Fact]

@@ -13,20 +13,6 @@ public class Boc202CodeFixTests
 {
     private static readonly ImmutableArray<DiagnosticAnalyzer> s_analyzers = [new AsyncVoidBodyAnalyzer()];
 
-    private const string Program = """
-
-        public static class Program
-        {
-            public static async Task<long> Run(BocRuntime runtime)
-            {
-                var dst = new Cown<Account>(new Account { Balance = 12 });
-                new C().M(runtime, dst);
-                await runtime.WaitForQuiescenceAsync();
-                return await runtime.WhenAsync(dst, d => d.Balance);
-            }
-        }
-        """;
-
     [Fact]
     public Task An_Action_created_around_an_async_lambda_becomes_the_lambda() => VerifyFixAsync(new AsyncTaskBodyCodeFix(), s_analyzers,
         """
@@ -43,7 +29,7 @@ public class Boc202CodeFixTests
                 runtime.When(dst, async d => { await Task.Yield(); d.Balance += 30; });
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 42);
 
     [Fact]
@@ -70,7 +56,7 @@ public class Boc202CodeFixTests
                 });
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 42);
 
     [Fact]
@@ -95,7 +81,7 @@ public class Boc202CodeFixTests
             }
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 42);
 
     [Fact]
@@ -124,7 +110,7 @@ public class Boc202CodeFixTests
             }
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 42);
 
     [Fact]
@@ -151,7 +137,7 @@ public class Boc202CodeFixTests
             }
         }
         """,
-        Program,
+        DstBalanceProgram,
         expected: 42);
 
     [Fact]

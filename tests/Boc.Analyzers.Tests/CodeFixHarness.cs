@@ -17,6 +17,24 @@ namespace Boc.Analyzers.Tests;
 /// </summary>
 internal static class CodeFixHarness
 {
+    /// <summary>
+    /// A driver for a fixed <c>C.M(BocRuntime, Cown&lt;Account&gt; dst)</c>: dst starts at 12; after <c>M</c> and
+    /// quiescence, <c>Program.Run</c> returns dst's balance.
+    /// </summary>
+    public const string DstBalanceProgram = """
+
+        public static class Program
+        {
+            public static async Task<long> Run(BocRuntime runtime)
+            {
+                var dst = new Cown<Account>(new Account { Balance = 12 });
+                new C().M(runtime, dst);
+                await runtime.WaitForQuiescenceAsync();
+                return await runtime.WhenAsync(dst, d => d.Balance);
+            }
+        }
+        """;
+
     // Generous: the fixed programs finish in milliseconds; only a deadlock gets near this.
     private static readonly TimeSpan s_hangGuard = TimeSpan.FromSeconds(60);
 
