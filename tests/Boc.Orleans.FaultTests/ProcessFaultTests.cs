@@ -1,24 +1,38 @@
 using Boc.Orleans.FaultTests.Node;
+using Boc.TestStore;
 
 namespace Boc.Orleans.FaultTests;
 
 /// <summary>
-/// The failures of docs/distributed.md's table, with silos, spawners and readers as separate processes on a Redis
-/// server whose chosen write can stall, fail, or land late; processes killed with SIGKILL and paused with SIGSTOP.
-/// Each scenario's oracle (LedgerOracle) reads the ground truth from Redis. Seeded: BOC_FAULT_RUNS=N runs each with
-/// seeds 1..N (the soak; CI runs seed 1), BOC_FAULT_SEED=k with seed k alone.
+/// The failures of docs/distributed.md's table, with silos, spawners and readers as separate processes on a store
+/// (Garnet, and Redis where redis-server is on PATH: <see cref="StoreFixture"/>) whose chosen write can stall, fail,
+/// or land late; processes killed with SIGKILL and paused with SIGSTOP. Each scenario's oracle (LedgerOracle) reads the
+/// ground truth from the store. Seeded: BOC_FAULT_RUNS=N runs each with seeds 1..N (the soak; CI runs seed 1),
+/// BOC_FAULT_SEED=k with seed k alone. Waits are budgets on an idle machine, stretched by the load (<see cref="Patience"/>).
 /// </summary>
-[Collection(RedisGroup.Name)]
-public sealed class ProcessFaultTests(RedisServer redis)
+[Collection(StoreGroup.Name)]
+public sealed class ProcessFaultTests(StoreFixture stores)
 {
     private static readonly TimeSpan Minute = TimeSpan.FromMinutes(1);
 
-    // BOC_FAULT_SEED=k runs seed k alone: a soak that loops over seeds runs every scenario once per seed, so stopping it
-    // early leaves no scenario with fewer runs than another.
-    public static TheoryData<int> Seeds() =>
-        int.TryParse(Environment.GetEnvironmentVariable("BOC_FAULT_SEED"), out int seed)
+    // Every store kind with every seed. BOC_FAULT_SEED=k runs seed k alone: a soak that loops over seeds runs every
+    // scenario once per seed, so stopping it early leaves no scenario with fewer runs than another.
+    public static TheoryData<StoreKind, int> Cases()
+    {
+        int[] seeds = int.TryParse(Environment.GetEnvironmentVariable("BOC_FAULT_SEED"), out int seed)
             ? [seed]
             : [.. Enumerable.Range(1, int.TryParse(Environment.GetEnvironmentVariable("BOC_FAULT_RUNS"), out int n) ? n : 1)];
+        var cases = new TheoryData<StoreKind, int>();
+        foreach (StoreKind kind in StoreFixture.Kinds)
+        {
+            foreach (int s in seeds)
+            {
+                cases.Add(kind, s);
+            }
+        }
+
+        return cases;
+    }
 
     /// <summary>
     /// The coordinator's commit write stalls for three leases and fails; the spawner is killed while it stalls; a reader
@@ -26,19 +40,19 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// unwritten debit.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_stalled_commit_that_fails_after_its_spawner_is_killed_commits_nothing_and_is_never_read(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_stalled_commit_that_fails_after_its_spawner_is_killed_commits_nothing_and_is_never_read(StoreKind store, int seed)
     {
-        using var run = new FaultRun(redis, "stall", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "stall", seed);
         await run.StartSilosAsync(3);
         await OpenAsync(run, "p", 2);
         string rule = Faults.Arm(run.Db, run.Cluster, "p0", Faults.Kind.StallThenFail, 3 * run.Lease, committing: true);
         NodeProcess spawner = run.Start("spawner", "spawner", ["prefix=p", "accounts=2", "plan=0>1:10", $"seed={seed}", $"journal={run.JournalPath("spawner")}"]);
-        Assert.NotNull(await Faults.WaitForAsync(run.Db, Faults.Hit(run.Cluster, rule), Minute));
+        await run.WaitForKeyAsync(Faults.Hit(run.Cluster, rule), Minute, "the commit write was never made");
         spawner.Kill();
 
         NodeProcess reader = run.Start("reader", "reader", ["prefix=p", "keys=0", $"journal={run.JournalPath("reader")}"]);
-        Assert.Equal("failed", await Faults.WaitForAsync(run.Db, Faults.Outcome(run.Cluster, rule), Minute));
+        Assert.Equal("failed", await run.WaitForKeyAsync(Faults.Outcome(run.Cluster, rule), Minute, "the stalled write never failed"));
         await run.WaitForJournalAsync("reader", "seen ", Minute);
         await AssertGrantedAgainAsync(run, "p", 2);
         reader.Kill();
@@ -53,10 +67,10 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// and drops its value. Only then does the paused silo resume and its held write reach Redis: it must not land.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_paused_coordinators_write_cannot_land_after_its_successor_aborted_the_behaviour(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_paused_coordinators_write_cannot_land_after_its_successor_aborted_the_behaviour(StoreKind store, int seed)
     {
-        using var run = new FaultRun(redis, "pause", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "pause", seed);
         await run.StartSilosAsync(3);
         await OpenAsync(run, "p", 8);
         Dictionary<int, string> placed = await PlaceAsync(run, "p", 8);
@@ -65,20 +79,19 @@ public sealed class ProcessFaultTests(RedisServer redis)
         string coordinatorKey = pair[0], participantKey = pair[1];
         string rule = Faults.Arm(run.Db, run.Cluster, coordinatorKey, Faults.Kind.Hold, TimeSpan.Zero, committing: true);
         run.Start("spawner", "spawner", ["prefix=p", "accounts=8", $"plan={coordinatorKey[1..]}>{participantKey[1..]}:10", "max-attempts=1", $"seed={seed}", $"journal={run.JournalPath("spawner")}"]);
-        string? pid = await Faults.WaitForAsync(run.Db, Faults.Hit(run.Cluster, rule), Minute);
-        NodeProcess coordinator = run.ProcessOf(int.Parse(pid!, System.Globalization.CultureInfo.InvariantCulture));
+        string pid = await run.WaitForKeyAsync(Faults.Hit(run.Cluster, rule), Minute, "the coordinator's commit write was never made");
+        NodeProcess coordinator = run.ProcessOf(int.Parse(pid, System.Globalization.CultureInfo.InvariantCulture));
         coordinator.Pause();
         try
         {
             await run.WaitForJournalAsync("spawner", "done", 2 * Minute);
 
             // The participant resolves through the coordinator's successor: its prepared value is dropped.
-            long deadline = Environment.TickCount64 + (long)(2 * Minute).TotalMilliseconds;
-            while (run.Stored()[participantKey].Prepared is not null)
-            {
-                Assert.True(Environment.TickCount64 < deadline, $"{run.Tag}: {participantKey} never learned the decision while the coordinator's silo was paused");
-                await Task.Delay(200);
-            }
+            await Patience.UntilAsync(
+                () => Task.FromResult(run.Stored()[participantKey].Prepared is null ? participantKey : null),
+                2 * Minute,
+                () => $"{run.Tag}: {participantKey} never learned the decision while the coordinator's silo was paused",
+                TimeSpan.FromMilliseconds(200));
         }
         finally
         {
@@ -86,7 +99,7 @@ public sealed class ProcessFaultTests(RedisServer redis)
         }
 
         await run.Db.StringSetAsync(Faults.Release(run.Cluster, rule), "1");
-        string? outcome = await Faults.WaitForAsync(run.Db, Faults.Outcome(run.Cluster, rule), Minute);
+        string outcome = await run.WaitForKeyAsync(Faults.Outcome(run.Cluster, rule), Minute, "the held write never reached the store");
         await AssertGrantedAgainAsync(run, "p", 8);
 
         LedgerOracle.Check(run, [.. Enumerable.Range(0, 8).Select(i => $"p{i}")], 100, ["spawner"], []);
@@ -98,10 +111,10 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// not run until the reader has left its body.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_read_grant_survives_activation_collection_so_no_writer_runs_inside_the_readers_body(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_read_grant_survives_activation_collection_so_no_writer_runs_inside_the_readers_body(StoreKind store, int seed)
     {
-        using var run = new FaultRun(redis, "collect", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "collect", seed);
         await run.StartSilosAsync(2);
         await OpenAsync(run, "p", 1);
         run.Start("reader", "reader", ["prefix=p", "inside=0", "gate=leave", $"journal={run.JournalPath("reader")}"]);
@@ -121,11 +134,11 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// detection. The other cown's lease must still be renewed, so a writer waiting for it never runs inside the body.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_paused_silo_does_not_hold_back_the_renewal_of_the_other_cowns_leases(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_paused_silo_does_not_hold_back_the_renewal_of_the_other_cowns_leases(StoreKind store, int seed)
     {
         // Slow failure detection (the pause must not be a death) and a response timeout longer than the pause.
-        using var run = new FaultRun(redis, "renew", seed, leaseMs: 3000);
+        using var run = new FaultRun(await stores.GetAsync(store), "renew", seed, leaseMs: 3000);
         string[] slow = ["probe-ms=5000", "missed=3", "response-ms=30000", "log=trace"];
         await Task.WhenAll(Enumerable.Range(0, 2).Select(i => run.StartSiloAsync($"silo{i}", slow)));
         await OpenAsync(run, "p", 16);
@@ -157,12 +170,12 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// silos paused and resumed at seeded moments. The oracle checks every transfer, every snapshot and the total.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task Transfers_under_kills_and_pauses_of_silos_and_spawners_stay_all_or_nothing(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task Transfers_under_kills_and_pauses_of_silos_and_spawners_stay_all_or_nothing(StoreKind store, int seed)
     {
         const int Accounts = 12;
         var random = new Random(seed);
-        using var run = new FaultRun(redis, "chaos", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "chaos", seed);
         await run.StartSilosAsync(3);
         await OpenAsync(run, "p", Accounts);
         string keys = string.Join(",", Enumerable.Range(0, Accounts));
@@ -218,36 +231,36 @@ public sealed class ProcessFaultTests(RedisServer redis)
     }
 
     /// <summary>
-    /// Where the cowns live: writes each of the first <paramref name="accounts"/> once, with an observing fault that
-    /// records the writing silo's pid, and returns one cown key per silo (pid to key), at most one key per silo.
+    /// Where the cowns live: writes each of the first <paramref name="accounts"/> once (one process, one behaviour per
+    /// cown), with an observing fault that records the writing silo's pid, and returns one cown key per silo (pid to
+    /// key), at most one key per silo.
     /// </summary>
     private static async Task<Dictionary<int, string>> PlaceAsync(FaultRun run, string prefix, int accounts, params string[] args)
     {
         string[] rules = [.. Enumerable.Range(0, accounts).Select(i => Faults.Arm(run.Db, run.Cluster, $"{prefix}{i}", Faults.Kind.Observe, TimeSpan.Zero))];
-        NodeProcess[] touches = [.. Enumerable.Range(0, accounts).Select(i =>
-            run.Start($"touch{i}", "writer", [$"prefix={prefix}", $"key={i}", $"journal={run.JournalPath($"touch{i}")}", .. args]))];
+        NodeProcess touch = run.Start("touch", "touch", [$"prefix={prefix}", $"keys={string.Join(",", Enumerable.Range(0, accounts))}", $"journal={run.JournalPath("touch")}", .. args]);
         var silos = new Dictionary<int, string>();
         for (int i = 0; i < accounts; i++)
         {
-            string? pid = await Faults.WaitForAsync(run.Db, Faults.Hit(run.Cluster, rules[i]), 2 * Minute);
-            Assert.True(pid is not null, $"{run.Tag}: {prefix}{i} was never written");
-            await touches[i].WaitForExitAsync(Minute);
+            string pid = await run.WaitForKeyAsync(Faults.Hit(run.Cluster, rules[i]), Minute, $"{prefix}{i} was never written");
             silos.TryAdd(int.Parse(pid, System.Globalization.CultureInfo.InvariantCulture), $"{prefix}{i}");
         }
 
+        await touch.WaitForExitAsync(Minute);
         return silos;
     }
 
     private static async Task OpenAsync(FaultRun run, string prefix, int accounts)
     {
         NodeProcess opener = run.Start("opener", "spawner", [$"prefix={prefix}", $"accounts={accounts}", "open=true", "transfers=0", $"journal={run.JournalPath("opener")}"]);
-        await run.WaitForJournalAsync("opener", "done", TimeSpan.FromMinutes(2));
+        await run.WaitForJournalAsync("opener", "done", Minute);
         opener.Kill();
     }
 
     /// <summary>
     /// Progress: a writer is granted on every account within a bound (a lease after the last spawner's last message,
-    /// plus failure detection and a slow machine), and every write-back has been applied or dropped by then.
+    /// plus failure detection and a slow machine, stretched by the load), and every write-back has been applied or
+    /// dropped by then.
     /// </summary>
     private static async Task AssertGrantedAgainAsync(FaultRun run, string prefix, int accounts)
     {
@@ -256,17 +269,10 @@ public sealed class ProcessFaultTests(RedisServer redis)
         NodeProcess probe = run.Start(journal, "spawner", [$"prefix={prefix}", $"accounts={accounts}", "open=false", "transfers=0", $"journal={run.JournalPath(journal)}", "probe=true"]);
         await run.WaitForJournalAsync(journal, "done", bound);
         probe.Kill();
-        long deadline = Environment.TickCount64 + (long)bound.TotalMilliseconds;
-        while (run.Stored().Values.Any(r => r.Prepared is not null))
-        {
-            Assert.True(Environment.TickCount64 < deadline, $"{run.Tag}: a prepared value was neither applied nor dropped within {bound.TotalSeconds} s");
-            await Task.Delay(200);
-        }
+        await Patience.UntilAsync(
+            () => Task.FromResult(run.Stored().Values.Any(r => r.Prepared is not null) ? null : prefix),
+            bound,
+            () => $"{run.Tag}: a prepared value was neither applied nor dropped",
+            TimeSpan.FromMilliseconds(200));
     }
-}
-
-[CollectionDefinition(Name)]
-public sealed class RedisGroup : ICollectionFixture<RedisServer>
-{
-    public const string Name = "redis";
 }
