@@ -3,7 +3,8 @@ using Boc.TestStore;
 namespace Boc.Orleans.FaultTests;
 
 /// <summary>
-/// The stores of the collection, one per kind, each started when a scenario first asks for it. The kinds the scenarios
+/// The stores of a test class (its class fixture), one per kind, each started when a scenario first asks for it; a
+/// scenario that pauses or kills its store shares it with no other class running at the same time. The kinds the scenarios
 /// run on: those BOC_FAULT_STORES names (comma-separated, e.g. "garnet,redis": .ci/run sets it, so a missing
 /// redis-server fails there instead of dropping cases), else every kind this machine has (Garnet always, Redis when
 /// redis-server is on PATH). Cases for a kind that is not there are not generated, rather than skipped.
@@ -46,10 +47,4 @@ public sealed class StoreFixture : IAsyncLifetime
             }
         }
     }
-}
-
-[CollectionDefinition(Name)]
-public sealed class StoreGroup : ICollectionFixture<StoreFixture>
-{
-    public const string Name = "store";
 }

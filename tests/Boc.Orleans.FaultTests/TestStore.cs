@@ -5,8 +5,8 @@ namespace Boc.Orleans.FaultTests;
 
 /// <summary>
 /// The store the scenarios run on: a <see cref="StoreProcess"/> (Garnet or redis-server, on a free port of 127.0.0.1)
-/// and a connection to it, shared by the scenarios of one collection (each run has its own cluster id and keys). A
-/// scenario may pause, kill and restart it; <see cref="StoreFixture"/> brings it back up for the next one.
+/// and a connection to it, shared by the scenarios of one test class, one at a time (each run has its own cluster id
+/// and keys). A scenario may pause, kill and restart it; <see cref="StoreFixture"/> brings it back up for the next one.
 /// </summary>
 public sealed class TestStore : IAsyncDisposable
 {

@@ -247,7 +247,7 @@ public sealed partial class StoreProcess : IAsyncDisposable
                 throw new InvalidOperationException($"{Kind} on port {Port} exited with {_process.ExitCode} before it answered; it printed:\n{Output}");
             }
 
-            if (await PingAsync(Port))
+            if (await PingAsync("127.0.0.1", Port))
             {
                 return;
             }
@@ -261,13 +261,14 @@ public sealed partial class StoreProcess : IAsyncDisposable
         }
     }
 
-    private static async Task<bool> PingAsync(int port)
+    /// <summary>Whether a Redis-protocol server at <paramref name="host"/>:<paramref name="port"/> answers PING with PONG (within 5 s).</summary>
+    public static async Task<bool> PingAsync(string host, int port)
     {
         try
         {
             using var client = new TcpClient();
             using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(5));
-            await client.ConnectAsync(IPAddress.Loopback, port, timeout.Token);
+            await client.ConnectAsync(host, port, timeout.Token);
             NetworkStream stream = client.GetStream();
             await stream.WriteAsync("PING\r\n"u8.ToArray(), timeout.Token);
             byte[] reply = new byte[64];
