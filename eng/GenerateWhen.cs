@@ -735,6 +735,10 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     callArgs.Add("_state!");
     string call = $"_body!({string.Join(", ", callArgs)})";
+    sb.AppendLine("    internal override Delegate? Body => _body;");
+    sb.AppendLine();
+    sb.AppendLine("    internal override Delegate? StateAsDelegate => _state as Delegate;");
+    sb.AppendLine();
     sb.AppendLine("    protected override Task? InvokeBody()");
     sb.AppendLine("    {");
     switch (body)
@@ -879,7 +883,7 @@ static string Remarks(Shape shape, Kind kind)
     string common = shape.Singles == 0 && !shape.Dynamic
         ? "The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours."
         : "The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once.";
-    string released = shape.Singles == 0 && !shape.Dynamic ? "" : "the cowns are still released and ";
+    string released = shape.Singles == 0 && !shape.Dynamic ? "" : "the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and ";
     string errors = kind is Kind.Fire or Kind.FireAsync
         ? $" If the body throws, {released}the exception goes to the runtime's <see cref=\"BocRuntimeOptions.UnhandledExceptionHandler\"/> (or, without one, to the next <see cref=\"BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)\"/>)."
         : $" If the body throws, {released}the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.";

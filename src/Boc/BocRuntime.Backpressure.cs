@@ -124,7 +124,7 @@ public sealed partial class BocRuntime
     {
         if (cancellationToken.IsCancellationRequested)
         {
-            ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+            ThrowIfDisposed();
             return false;
         }
 
@@ -149,7 +149,7 @@ public sealed partial class BocRuntime
             return true;
         }
 
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ThrowIfDisposed();
         if (_throwWhenFull)
         {
             throw new BocRuntimeFullException(_maxPending);
@@ -196,19 +196,13 @@ public sealed partial class BocRuntime
 
                 // Disposal signals every registered waiter after it set the flag, so a waiter registered after that signal
                 // sees the flag here: either way nobody sleeps through a shutdown waiting for room that may never come.
-                ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+                ThrowIfDisposed();
                 try
                 {
                     signal.Wait(cancellationToken);
                 }
                 catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
-                    if (scopeToken.IsCancellationRequested)
-                    {
-                        // Refused for the scope: work its cancellation cost (Scopes/BocScope.Members.cs).
-                        scope!.NoteCutShort();
-                    }
-
                     return false;
                 }
 
@@ -247,7 +241,7 @@ public sealed partial class BocRuntime
         }
 
         // Refused: but a disposed runtime says so, as every spawn on it does.
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ThrowIfDisposed();
         return false;
     }
 

@@ -94,7 +94,7 @@ public sealed partial class BocRuntime
                 joins?[i].Scope?.CountOut();
             }
 
-            var disposed = new ObjectDisposedException(GetType().FullName);
+            ObjectDisposedException disposed = ShutDown();
             AbandonAll(members, count, disposed);
             throw disposed;
         }
@@ -165,7 +165,7 @@ public sealed partial class BocRuntime
             return;
         }
 
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ThrowIfDisposed();
         if (count > _maxPending)
         {
             throw new InvalidOperationException(

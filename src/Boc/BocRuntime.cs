@@ -128,7 +128,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
-        TimeProvider = TimeProvider.System;
+        TimeProvider = options.TimeProvider ?? TimeProvider.System;
         Name = options.Name;
         _traceBehaviours = options.TraceBehaviours;
         // A fixed WorkerCount promises at most that many bodies at once; an inline body would be one more.
@@ -184,8 +184,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Gets the clock and timers that bodies should use for delays and timeouts (<c>Task.Delay(delay, runtime.TimeProvider)</c>,
-    /// <c>task.WaitAsync(timeout, runtime.TimeProvider)</c>): <see cref="TimeProvider.System"/> for every runtime
-    /// created with public constructors, and virtual time under Boc.Testing, where timers fire under the test's control.
+    /// <c>task.WaitAsync(timeout, runtime.TimeProvider)</c>), and the clock of scope deadlines:
+    /// <see cref="BocRuntimeOptions.TimeProvider"/> (<see cref="TimeProvider.System"/> unless set), and virtual time under
+    /// Boc.Testing, where timers fire under the test's control.
     /// </summary>
     public TimeProvider TimeProvider { get; }
 
@@ -373,7 +374,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
             // Never enqueued, and its awaitable (if any) not handed out: nothing else can reach it.
             behaviour.Discard();
-            ObjectDisposedException.ThrowIf(true, this);
+            throw ShutDown();
         }
 
         // Observability (Diagnostics/BocMetrics.cs, BocTracing.cs): one cheap check each while nobody listens.
@@ -667,6 +668,24 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             : $"Fire-and-forget behaviours threw exceptions that no handler observed: the first {errors.Count} are kept, and {dropped} more were counted but not kept.";
         throw new AggregateException(message, errors);
     }
+
+    /// <summary>Throws <see cref="ShutDown"/>'s exception if the runtime refuses new work.</summary>
+    internal void ThrowIfDisposed()
+    {
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            throw ShutDown();
+        }
+    }
+
+    /// <summary>
+    /// The exception for work offered to a runtime that was shut down: an <see cref="ObjectDisposedException"/>, as
+    /// documented, whose message says what happened in the words of the API the caller used, and names the runtime.
+    /// </summary>
+    private ObjectDisposedException ShutDown() =>
+        new(Name is null ? nameof(BocRuntime) : $"{nameof(BocRuntime)} '{Name}'",
+            $"The Boc runtime{(Name is null ? "" : $" '{Name}'")} has been shut down (ShutdownAsync, Dispose or DisposeAsync was called on it, "
+            + "or by the host that owns it): it accepts no new behaviours or scopes, and nothing was enqueued.");
 }
 
 /// <summary>A counter alone on its cache line (64 bytes of padding on each side).</summary>

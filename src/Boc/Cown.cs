@@ -61,9 +61,19 @@ public abstract class Cown
     [FieldOffset(8)]
     private readonly long _id;
 
-    private protected Cown(object state)
+    // In the first group's line, written once: a name costs no byte (the group's line has room) and no spawn reads it.
+    [FieldOffset(16)]
+    private readonly string? _name;
+
+    private protected Cown(object state, string? name)
     {
+        if (name is not null && string.IsNullOrWhiteSpace(name))
+        {
+            throw new ArgumentException("A cown's name, if given, must have a character other than white space.", nameof(name));
+        }
+
         State = state;
+        _name = name;
         _id = NextId();
     }
 
@@ -72,6 +82,12 @@ public abstract class Cown
     /// behaviours acquire cowns.
     /// </summary>
     public long Id => _id;
+
+    /// <summary>
+    /// Gets the name given when the cown was created, or null. Logs, exceptions, behaviour spans and Boc.Testing's traces
+    /// show it (see <see cref="ToString"/>); it has no other effect, and need not be unique.
+    /// </summary>
+    public string? Name => _name;
 
     /// <summary>
     /// Requests read-only access to <paramref name="cown"/>: pass the result to <c>When</c> in place of the cown.
@@ -110,8 +126,9 @@ public abstract class Cown
         return last - IdBlock + 1;
     }
 
-    /// <inheritdoc/>
-    public override string ToString() => $"Cown#{Id}";
+    /// <summary>Returns the cown's name and id (<c>alice#15</c>), or its id alone if it has no name (<c>Cown#15</c>).</summary>
+    /// <returns>The cown as logs, exceptions and traces show it.</returns>
+    public override string ToString() => _name is null ? $"Cown#{Id}" : $"{_name}#{Id}";
 
     /// <summary>
     /// Gets the debugger's one-line summary: the id and whether the queue is empty, with active readers and a writer
@@ -124,7 +141,7 @@ public abstract class Cown
             bool queued = Volatile.Read(ref Last) is not null;
             int readState = Volatile.Read(ref ReadState);
             int readers = readState & ~Slot.WriterWaiting;
-            string text = queued ? $"Cown#{Id}, busy (queue not empty)" : readers > 0 ? $"Cown#{Id}, busy" : $"Cown#{Id}, idle";
+            string text = queued ? $"{this}, busy (queue not empty)" : readers > 0 ? $"{this}, busy" : $"{this}, idle";
             if (readers > 0)
             {
                 text += readers == 1 ? ", 1 reader running" : $", {readers} readers running";

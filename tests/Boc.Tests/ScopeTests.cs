@@ -279,7 +279,7 @@ public sealed class ScopeTests
         _ = TrySpawn(() => runtime.When(cown, l => l.Add("second")));
         await WaitUntil(() => scope.IsCancellationRequested);
         gate.Set();
-        await Assert.ThrowsAsync<TimeoutException>(() => scope.FinishAsync().Guard());
+        await Assert.ThrowsAsync<TimeoutException>(() => scope.FinishAsync().GuardTimeout());
         Assert.Equal(first ? ["first"] : [], await runtime.WhenAsync(cown, l => l.ToArray()).Guard());
     }
 
@@ -305,29 +305,8 @@ public sealed class ScopeTests
         Assert.Equal(0, await runtime.WhenAsync(cown, c => c[0]).Guard());
     }
 
-    [Theory]
-    [MemberData(nameof(Dispatchers))]
-    public async Task ACancellationThatCostNoWork_LeavesTheFinishNormal(BocDispatcher dispatcher)
-    {
-        // A request's token (or deadline) fires after its work has run: the request has not been cut short, and its
-        // finish must not say so (the caller would retry work that was done).
-        await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
-        using var cts = new CancellationTokenSource();
-        var cown = new Cown<int[]>(new int[1]);
-        BocScope scope = runtime.BeginScope(cts.Token);
-        runtime.When(cown, c => c[0]++);
-        int seen = await runtime.WhenAsync(cown, c => ++c[0]).Guard();
-        cts.Cancel();
-        Assert.True(scope.IsCancellationRequested);
-        await scope.FinishAsync().Guard();
-        Assert.Equal(2, seen);
-
-        // An empty scope begun with a canceled token cost nothing either.
-        await runtime.BeginScope(cts.Token).FinishAsync().Guard();
-    }
-
     [Fact]
-    public async Task AMemberThatGivesUpOnTheCancellation_IsWorkCutShort_AndTheFinishSaysSo()
+    public async Task AMemberThatGivesUpOnTheCancellation_IsNotAFailure_AndTheFinishIsCanceled()
     {
         // Nothing is withdrawn or refused: the only member has started, and gives up when the token is canceled.
         await using var runtime = new BocRuntime();

@@ -70,6 +70,10 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
         bodies[AppendIndex(claimed)] = new AppendedBody(body, state);
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         T1 cownState = Unsafe.As<T1>(OnlyCown.State);

@@ -84,6 +84,10 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
         bodies[AppendIndex(claimed)] = new AppendedBody(body, state);
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         T1 firstState = Unsafe.As<T1>(PairCown(second: false).State);

@@ -133,7 +133,7 @@ public sealed partial class BocRuntime
         {
             tail.ReleaseAppend(claimed, published: false);
             OnBehaviourFinished();
-            ObjectDisposedException.ThrowIf(true, this);
+            throw ShutDown();
         }
     }
 

@@ -68,10 +68,37 @@ internal abstract partial class Behaviour
             {
                 span.SetTag(BocMetrics.RuntimeTag, name);
             }
+
+            NameSpan(span);
         }
 
         trace.Span = span;
         return ambient;
+    }
+
+    /// <summary>
+    /// Says which behaviour the span is: its name is the body's method (<see cref="BehaviourName"/>), with the qualified
+    /// method as <c>code.function.name</c>, and the cowns by name when any has one.
+    /// </summary>
+    private void NameSpan(Activity span)
+    {
+        if (BehaviourName.UserBodyOf(this) is { } body)
+        {
+            (string shortName, string qualified) = BehaviourName.Of(body);
+            span.DisplayName = shortName;
+            span.SetTag(BocTracing.FunctionTag, qualified);
+        }
+
+        bool anyNamed = false;
+        for (int i = 0; i < _slotCount && !anyNamed; i++)
+        {
+            anyNamed = SlotAt(i).Target.Name is not null;
+        }
+
+        if (anyNamed)
+        {
+            span.SetTag(BocTracing.CownNamesTag, DescribeCowns());
+        }
     }
 
     /// <summary>

@@ -19,6 +19,10 @@ internal sealed class ActionBehaviour<TState> : FireAndForgetBehaviour
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(_state!);
@@ -45,6 +49,10 @@ internal sealed class AsyncActionBehaviour<TState> : FireAndForgetBehaviour
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -80,6 +88,10 @@ internal sealed class AwaitedActionBehaviour<TState> : ResultBehaviour<bool>
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(_state!);
@@ -106,6 +118,10 @@ internal sealed class AwaitedAsyncActionBehaviour<TState> : ResultBehaviour<bool
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -141,6 +157,10 @@ internal sealed class FuncBehaviour<TState, TResult> : ResultBehaviour<TResult>
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(_state!));
@@ -167,6 +187,10 @@ internal sealed class AsyncFuncBehaviour<TState, TResult> : ResultBehaviour<TRes
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -204,6 +228,10 @@ internal sealed class ActionBehaviour<T1, TState> : FireAndForgetBehaviour
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(OnlyCown.State), _state!);
@@ -232,6 +260,10 @@ internal sealed class AsyncActionBehaviour<T1, TState> : FireAndForgetBehaviour
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -269,6 +301,10 @@ internal sealed class AwaitedActionBehaviour<T1, TState> : ResultBehaviour<bool>
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(OnlyCown.State), _state!);
@@ -297,6 +333,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, TState> : ResultBehaviour<
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -334,6 +374,10 @@ internal sealed class FuncBehaviour<T1, TState, TResult> : ResultBehaviour<TResu
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(OnlyCown.State), _state!));
@@ -362,6 +406,10 @@ internal sealed class AsyncFuncBehaviour<T1, TState, TResult> : ResultBehaviour<
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -404,6 +452,10 @@ internal sealed class ActionBehaviour<T1, T2, TState> : FireAndForgetBehaviour
 
     protected override ref Slot SecondSlot => ref _second;
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!);
@@ -437,6 +489,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, TState> : FireAndForgetBehavi
     }
 
     protected override ref Slot SecondSlot => ref _second;
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -479,6 +535,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, TState> : ResultBehaviour<b
 
     protected override ref Slot SecondSlot => ref _second;
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!);
@@ -512,6 +572,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, TState> : ResultBehavi
     }
 
     protected override ref Slot SecondSlot => ref _second;
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -554,6 +618,10 @@ internal sealed class FuncBehaviour<T1, T2, TState, TResult> : ResultBehaviour<T
 
     protected override ref Slot SecondSlot => ref _second;
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(PairCown(second: false).State), Unsafe.As<T2>(PairCown(second: true).State), _state!));
@@ -587,6 +655,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, TState, TResult> : ResultBehavi
     }
 
     protected override ref Slot SecondSlot => ref _second;
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -631,6 +703,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, TState> : FireAndForgetBehavio
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!);
@@ -669,6 +745,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, TState> : FireAndForgetBe
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -716,6 +796,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, TState> : ResultBehavio
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!);
@@ -754,6 +838,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, TState> : ResultBe
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -801,6 +889,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, TState, TResult> : ResultBehavio
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), _state!));
@@ -839,6 +931,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, TState, TResult> : ResultBe
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -889,6 +985,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, TState> : FireAndForgetBeh
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!);
@@ -931,6 +1031,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, TState> : FireAndForg
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -982,6 +1086,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, TState> : ResultBeh
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!);
@@ -1024,6 +1132,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, TState> : Resu
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1075,6 +1187,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, TState, TResult> : ResultBeh
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), _state!));
@@ -1117,6 +1233,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, TState, TResult> : Resu
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1171,6 +1291,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAndForge
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!);
@@ -1217,6 +1341,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : FireAnd
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1272,6 +1400,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, TState> : Resul
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!);
@@ -1318,6 +1450,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, TState> : 
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1373,6 +1509,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : Resul
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), _state!));
@@ -1419,6 +1559,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, TState, TResult> : 
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1477,6 +1621,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : FireAndF
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!);
@@ -1527,6 +1675,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : Fir
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1586,6 +1738,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, TState> : R
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!);
@@ -1636,6 +1792,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, TState
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1695,6 +1855,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult> : R
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), _state!));
@@ -1745,6 +1909,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, TState, TResult
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1807,6 +1975,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> : Fire
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!);
@@ -1861,6 +2033,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState> :
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -1924,6 +2100,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TState>
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!);
@@ -1978,6 +2158,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, TS
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2041,6 +2225,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TResult>
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), _state!));
@@ -2095,6 +2283,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, TState, TRe
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2161,6 +2353,10 @@ internal sealed class ActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState> : 
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!);
@@ -2219,6 +2415,10 @@ internal sealed class AsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TStat
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2286,6 +2486,10 @@ internal sealed class AwaitedActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TSt
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!);
@@ -2344,6 +2548,10 @@ internal sealed class AwaitedAsyncActionBehaviour<T1, T2, T3, T4, T5, T6, T7, T8
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2411,6 +2619,10 @@ internal sealed class FuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState, TRes
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), Unsafe.As<T3>(_c3!.State), Unsafe.As<T4>(_c4!.State), Unsafe.As<T5>(_c5!.State), Unsafe.As<T6>(_c6!.State), Unsafe.As<T7>(_c7!.State), Unsafe.As<T8>(_c8!.State), _state!));
@@ -2470,6 +2682,10 @@ internal sealed class AsyncFuncBehaviour<T1, T2, T3, T4, T5, T6, T7, T8, TState,
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         AsyncBody? outer = EnterAsyncBody(out AsyncBody running);
@@ -2526,6 +2742,10 @@ internal sealed class DynamicActionBehaviour<TElement, TState> : FireAndForgetBe
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(StatesOf(_cowns!, _cownCount), _state!);
@@ -2568,6 +2788,10 @@ internal sealed class DynamicAsyncActionBehaviour<TElement, TState> : FireAndFor
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2619,6 +2843,10 @@ internal sealed class DynamicAwaitedActionBehaviour<TElement, TState> : ResultBe
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(StatesOf(_cowns!, _cownCount), _state!);
@@ -2661,6 +2889,10 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<TElement, TState> : Res
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2712,6 +2944,10 @@ internal sealed class DynamicFuncBehaviour<TElement, TState, TResult> : ResultBe
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(StatesOf(_cowns!, _cownCount), _state!));
@@ -2754,6 +2990,10 @@ internal sealed class DynamicAsyncFuncBehaviour<TElement, TState, TResult> : Res
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2808,6 +3048,10 @@ internal sealed class DynamicActionBehaviour<T1, TElement, TState> : FireAndForg
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!);
@@ -2854,6 +3098,10 @@ internal sealed class DynamicAsyncActionBehaviour<T1, TElement, TState> : FireAn
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -2909,6 +3157,10 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, TElement, TState> : Resu
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!);
@@ -2955,6 +3207,10 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, TElement, TState> :
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -3010,6 +3266,10 @@ internal sealed class DynamicFuncBehaviour<T1, TElement, TState, TResult> : Resu
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), StatesOf(_cowns!, _cownCount), _state!));
@@ -3056,6 +3316,10 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, TElement, TState, TResult> :
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -3114,6 +3378,10 @@ internal sealed class DynamicActionBehaviour<T1, T2, TElement, TState> : FireAnd
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!);
@@ -3164,6 +3432,10 @@ internal sealed class DynamicAsyncActionBehaviour<T1, T2, TElement, TState> : Fi
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -3223,6 +3495,10 @@ internal sealed class DynamicAwaitedActionBehaviour<T1, T2, TElement, TState> : 
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         _body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!);
@@ -3273,6 +3549,10 @@ internal sealed class DynamicAwaitedAsyncActionBehaviour<T1, T2, TElement, TStat
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {
@@ -3332,6 +3612,10 @@ internal sealed class DynamicFuncBehaviour<T1, T2, TElement, TState, TResult> : 
         _state = state;
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         SetResult(_body!(Unsafe.As<T1>(_c1!.State), Unsafe.As<T2>(_c2!.State), StatesOf(_cowns!, _cownCount), _state!));
@@ -3382,6 +3666,10 @@ internal sealed class DynamicAsyncFuncBehaviour<T1, T2, TElement, TState, TResul
         _body = body;
         _state = state;
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {

@@ -34,11 +34,36 @@ internal abstract partial class Behaviour
     /// <summary>Runs the body. Returns the task of an asynchronous body, or null for a synchronous one.</summary>
     protected abstract Task? InvokeBody();
 
+    /// <summary>Gets the body delegate this spawn stored (a Boc wrapper for the forms without state), or null when pooled.</summary>
+    internal abstract Delegate? Body { get; }
+
+    /// <summary>
+    /// Gets the spawn's state if it is a delegate (the user's body, for the forms without state, whose
+    /// <see cref="Body"/> is a Boc wrapper), or null. For diagnostics only: a value-type state is boxed to look.
+    /// </summary>
+    internal abstract Delegate? StateAsDelegate { get; }
+
     /// <summary>
     /// Delivers the outcome after the cowns are released. Returns true if an awaiter still holds the behaviour (it
     /// recycles it when it takes the result), false if the caller must recycle it now.
     /// </summary>
     protected abstract bool Deliver(Exception? error, Task? bodyTask);
+
+    /// <summary>
+    /// Delivers a withdrawn behaviour's outcome when the withdrawal is decided, before the behaviour completes
+    /// (Protocol/Behaviour.Cancellation.cs, "Cancellation"); the delivering party keeps its hold until
+    /// <see cref="ReleaseDeliveredShare"/>. Only awaited behaviours have an outcome to deliver.
+    /// </summary>
+    protected virtual void DeliverWithdrawn(Exception error)
+    {
+    }
+
+    /// <summary>
+    /// The withdrawal has completed: the delivering party gives up its hold, after <see cref="DeliverWithdrawn"/>.
+    /// Returns true if an awaiter still holds the behaviour (it recycles it when it takes the outcome), false if the
+    /// caller must recycle it now.
+    /// </summary>
+    protected virtual bool ReleaseDeliveredShare() => false;
 
     /// <summary>Clears references held by the body and returns the behaviour to the calling thread's pool cache.</summary>
     protected void Recycle() => Recycle(BocThread.Current);

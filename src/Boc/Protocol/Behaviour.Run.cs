@@ -206,6 +206,24 @@ internal abstract partial class Behaviour
     /// </summary>
     protected void AnnotateFailure(Exception error)
     {
+        string cowns = DescribeCowns();
+        try
+        {
+            error.Data[BocRuntime.FailedCownsDataKey] = cowns;
+        }
+#pragma warning disable CA1031 // A custom exception's Data may refuse the entry; the failure is still reported.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    /// <summary>
+    /// The cowns this behaviour requests, as a log reader wants them: "alice#3 (write), Cown#12 (read)". Only while its
+    /// slots are intact (from the spawn until it is recycled).
+    /// </summary>
+    protected string DescribeCowns()
+    {
         var text = new System.Text.StringBuilder();
         for (int i = 0; i < _slotCount; i++)
         {
@@ -218,15 +236,7 @@ internal abstract partial class Behaviour
             text.Append(slot.Target).Append(slot.IsRead ? " (read)" : " (write)");
         }
 
-        try
-        {
-            error.Data[BocRuntime.FailedCownsDataKey] = text.ToString();
-        }
-#pragma warning disable CA1031 // A custom exception's Data may refuse the entry; the failure is still reported.
-        catch (Exception)
-#pragma warning restore CA1031
-        {
-        }
+        return text.ToString();
     }
 
     private static Exception? ErrorOf(Task? task)

@@ -101,8 +101,7 @@ internal sealed class CancellationRequest : Withdrawal
             // A member of a scope canceled before this claim never starts (Scopes/BocScope.Members.cs, "The start"):
             // withdraw it here, as its canceller would; the token's callback now finds the state decided. Run joins.
             Volatile.Write(ref _state, Withdrawn);
-            _behaviour.WithdrawSlots();
-            Join();
+            _behaviour.Withdraw(this);
             return false;
         }
 
@@ -132,7 +131,6 @@ internal sealed class CancellationRequest : Withdrawal
             return;
         }
 
-        _behaviour.WithdrawSlots();
-        Join();
+        _behaviour.Withdraw(this);
     }
 }

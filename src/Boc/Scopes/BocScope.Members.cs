@@ -24,8 +24,9 @@ namespace Boc;
 // sums are equal then at the moment between the two passes nothing was counted in and not out (each member is counted
 // in before its enqueue, with an interlocked step, and everything that finishes it is ordered after that enqueue).
 //   What is counted: the block itself, one unit from BeginScope until its block ends (Close); each member from its
-//   spawn until it has finished (Behaviour.Finish, after its outcome is delivered, or CompleteWithdrawn); each child
-//   scope from its BeginScope until it has finished.
+//   spawn until it has finished (Behaviour.Finish, after its outcome is delivered) or been withdrawn
+//   (Behaviour.Withdraw, once its slots are marked and its outcome delivered: it will never run a body, so it spawns
+//   nothing more); each child scope from its BeginScope until it has finished.
 //   When it may be zero: a member's spawns happen in its body, before the member counts out, and a child's members are
 //   counted in the child, which is counted in the parent until it finishes. So while the block is open the count is at
 //   least 1, and once it is closed the count can only rise through a spawn by a live member (which is counted) or by a
@@ -72,13 +73,15 @@ namespace Boc;
 // Exceptions. A fire-and-forget member's exception is added to the scope (AddFailure) before the member counts out,
 // so the finish, which follows the last count-out, sees all of them. An OperationCanceledException from a member once
 // the scope is canceled is the member giving up, and is dropped.
-// What the cancellation cost. The finish reports how the scope was canceled only if the cancellation cut its work
-// short (_cutShort): a member withdrawn (Behaviour.CompleteWithdrawn), a spawn refused (TryCountIn, or a producer that
-// gave up waiting for room), or a member that gave up (the dropped OperationCanceledException). A cancellation that
-// came after every member had started, and cost none of them, leaves the finish normal: a request whose deadline passes
-// while its last behaviour runs to its end has not timed out, and must not be told it has (the caller would retry work
-// that was done). Each mark is written before the member or the spawner counts out (or, in the block's flow, before
-// the close), so the finish, which follows the last count-out, sees it.
+// The outcome. Decided once, by Complete, at the finish: the cancel reason it reads there is the one set before the
+// finish (CancelFor refuses once _finished is set, and Complete runs after setting it), so a cancellation either
+// precedes the finish and decides the outcome, or comes after it and does nothing. A deadline or a token that fires
+// before the finish makes the outcome a TimeoutException or an OperationCanceledException whatever stage each member was
+// at (withdrawn, running and giving up, running to its end), so the code that opened the scope has one exception to
+// handle per cause; the members' failures travel inside it (InnerException), never instead of it.
+// Withdrawn members count out when they are withdrawn (Behaviour.Withdraw), not when their places in the queues have
+// been passed on: a deadline then ends the wait for every member that never started at once, and the finish waits only
+// for the bodies that did start.
 // =====================================================================================================================
 
 public sealed partial class BocScope
@@ -107,8 +110,8 @@ public sealed partial class BocScope
     private int _finished;
     private int _cancelReason;
 
-    // 1 once the cancellation has cost the scope work ("What the cancellation cost").
-    private int _cutShort;
+    // 1 once a self-wait ended the block (see SelfWait): nobody will take the outcome, so failures go to the parent.
+    private int _outcomeAbandoned;
 
     /// <summary>Why a scope was canceled: its finish reports it (<see cref="FinishAsync"/>).</summary>
     private enum CancelReason
@@ -146,9 +149,12 @@ public sealed partial class BocScope
     /// <summary>Gets the scope the calling flow is in, as a spawn from here would join it (for <see cref="Behaviours.CurrentScope"/>).</summary>
     internal static BocScope? CurrentHere(BocThread thread)
     {
-        if (s_ambient.Value is { } ambient && Volatile.Read(ref ambient._closed) == 0)
+        for (BocScope? ambient = s_ambient.Value; ambient is not null; ambient = ambient._previousAmbient)
         {
-            return ambient;
+            if (Volatile.Read(ref ambient._closed) == 0)
+            {
+                return ambient;
+            }
         }
 
         return Behaviour.CurrentOn(thread)?.Scope;
@@ -162,7 +168,12 @@ public sealed partial class BocScope
     internal static BocScope? JoinFromHere(BocThread thread, out BocScope? canceled)
     {
         canceled = null;
-        if (s_ambient.Value is { } ambient)
+
+        // A closed ambient scope is one whose block ended in another flow (an async helper that finished it: the end of
+        // a block restores the previous scope only in the flow that ends it, since AsyncLocal changes do not flow back
+        // to callers), or one this flow outlived (a task the block started). Either way the flow is still inside the
+        // blocks that enclosed that one: the innermost open one is its scope.
+        for (BocScope? ambient = s_ambient.Value; ambient is not null; ambient = ambient._previousAmbient)
         {
             switch (ambient.TryCountIn(outside: true))
             {
@@ -172,9 +183,9 @@ public sealed partial class BocScope
                     canceled = ambient;
                     return null;
             }
-
-            // A flow that outlived its block (a task the block started): it belongs to the body it runs in, if any.
         }
+
+        // Outside every open block: the flow belongs to the body it runs in, if any.
 
         if (Behaviour.CurrentOn(thread)?.Scope is not { } scope)
         {
@@ -203,7 +214,6 @@ public sealed partial class BocScope
 
         if (IsCancellationRequested)
         {
-            NoteCutShort();
             return JoinResult.Canceled;
         }
 
@@ -281,8 +291,7 @@ public sealed partial class BocScope
     {
         if (error is OperationCanceledException && IsCancellationRequested)
         {
-            // The member gave up because the scope was canceled: that is what was asked of it, and work it did not do.
-            NoteCutShort();
+            // The member gave up because the scope was canceled: that is what was asked of it, not a failure.
             return;
         }
 
@@ -299,12 +308,6 @@ public sealed partial class BocScope
             }
         }
     }
-
-    /// <summary>
-    /// The scope's cancellation cost it work: a member was withdrawn, or a spawn refused ("What the cancellation cost").
-    /// Called before the member (or the spawner's flow) counts out.
-    /// </summary>
-    internal void NoteCutShort() => Volatile.Write(ref _cutShort, 1);
 
     /// <summary>Cancels the scope for <see cref="BocRuntime.CancelScopes"/>; false if it was canceled or finished already.</summary>
     internal bool CancelForRuntime() => CancelFor(CancelReason.Runtime);
@@ -435,11 +438,61 @@ public sealed partial class BocScope
         _parent?.CountOut();
     }
 
-    /// <summary>
-    /// Publishes the outcome (see <see cref="FinishAsync"/>): failures first, then how it was canceled, if that cost
-    /// any work ("What the cancellation cost").
-    /// </summary>
+    /// <summary>Publishes the outcome (see <see cref="FinishAsync"/> and "The outcome").</summary>
     private void Complete()
+    {
+        AggregateException? failures = Failures();
+        Exception? outcome = (CancelReason)Volatile.Read(ref _cancelReason) switch
+        {
+            CancelReason.Deadline => new TimeoutException(
+                $"The scope's deadline ({_timeout}) passed before its behaviours finished: the ones that had not started were withdrawn, and the ones running were asked to stop."
+                + (failures is null ? "" : " Behaviours of the scope also threw: see the inner exception."),
+                failures),
+            CancelReason.Token => Canceled("The scope was canceled by its token before its behaviours finished.", failures, _userToken),
+            CancelReason.Parent => Canceled("The scope was canceled by its parent scope before its behaviours finished.", failures, Token),
+            CancelReason.Runtime => Canceled("The scope was canceled by BocRuntime.CancelScopes before its behaviours finished.", failures, Token),
+            _ => failures,
+        };
+
+        if (Volatile.Read(ref _outcomeAbandoned) != 0 && Volatile.Read(ref _outcomeClaimed) == 0 && failures is not null)
+        {
+            // Nobody waits for this outcome (a self-wait ended the block): the failures are not lost, they go where a
+            // failure of the body that began the scope would go.
+            if (_parent is { } parent)
+            {
+                foreach (Exception failure in failures.InnerExceptions)
+                {
+                    parent.AddFailure(failure);
+                }
+            }
+            else
+            {
+                _runtime.ReportUnhandled(failures);
+            }
+        }
+
+        if (outcome is null)
+        {
+            _done.TrySetResult();
+        }
+        else if (outcome is OperationCanceledException { InnerException: null } canceled)
+        {
+            // A plain cancellation is a canceled task, as every other .NET wait gives.
+            _done.TrySetCanceled(canceled.CancellationToken);
+        }
+        else
+        {
+            _done.TrySetException(outcome);
+        }
+    }
+
+    private static OperationCanceledException Canceled(string message, AggregateException? failures, CancellationToken token) =>
+        failures is null
+            ? new OperationCanceledException(message, token)
+            : new OperationCanceledException(message + " Behaviours of the scope also threw: see the inner exception.", failures, token);
+
+    /// <summary>The fire-and-forget members' failures as one exception, or null if none failed.</summary>
+    private AggregateException? Failures()
     {
         List<Exception>? failures;
         long dropped;
@@ -449,32 +502,15 @@ public sealed partial class BocScope
             dropped = _failuresDropped;
         }
 
-        if (failures is { Count: > 0 })
+        if (failures is not { Count: > 0 })
         {
-            string message = dropped == 0
-                ? "Behaviours of the scope threw exceptions."
-                : $"Behaviours of the scope threw exceptions: the first {failures.Count} are kept, and {dropped} more were counted but not kept.";
-            _done.TrySetException(new AggregateException(message, failures));
-            return;
+            return null;
         }
 
-        CancelReason reason = Volatile.Read(ref _cutShort) != 0 ? (CancelReason)Volatile.Read(ref _cancelReason) : CancelReason.None;
-        switch (reason)
-        {
-            case CancelReason.Token:
-                _done.TrySetCanceled(_userToken);
-                break;
-            case CancelReason.Deadline:
-                _done.TrySetException(new TimeoutException($"The scope's deadline ({_timeout}) passed before its behaviours finished; the ones that had not started were withdrawn."));
-                break;
-            case CancelReason.Parent:
-            case CancelReason.Runtime:
-                _done.TrySetCanceled(Token);
-                break;
-            default:
-                _done.TrySetResult();
-                break;
-        }
+        string message = dropped == 0
+            ? "Behaviours of the scope threw exceptions."
+            : $"Behaviours of the scope threw exceptions: the first {failures.Count} are kept, and {dropped} more were counted but not kept.";
+        return new AggregateException(message, failures);
     }
 
     /// <summary>Whether nothing was counted in and not out at some moment during the call ("The finish count").</summary>
@@ -529,7 +565,14 @@ public sealed partial class BocScope
     /// (it counts in the scope until it ends), or a member still waiting in the scope needs a cown the body holds (it
     /// can start only after the body ends). Waits through other behaviours are not seen.
     /// </summary>
-    private InvalidOperationException? SelfWait()
+    /// <remarks>
+    /// In the second case the block ends all the same (as <see cref="FinishAsync"/> promises), before the failure is
+    /// returned: the waiting member runs once the body has released the cown, and the scope then finishes. Left open,
+    /// the block would keep its unit in the scope's count, and a child scope would keep its unit in its parent's, so the
+    /// parent would never finish. Nobody waits for that finish, so its failures go to the parent (or the runtime's
+    /// handler) instead of being lost.
+    /// </remarks>
+    private InvalidOperationException? RefuseSelfWait()
     {
         if (Behaviour.Current is not { } waiter)
         {
@@ -547,8 +590,11 @@ public sealed partial class BocScope
 
         if (HasPendingMemberBehind(waiter))
         {
+            Volatile.Write(ref _outcomeAbandoned, 1);
+            EndBlock();
             return new InvalidOperationException(
-                "A behaviour's body waits for a scope whose member needs a cown the body holds; that member can run only after the body ends, so the body would wait for itself forever. Finish the scope outside the body, or spawn its members on other cowns.");
+                "A behaviour's body waits for a scope whose member needs a cown the body holds; that member can run only after the body ends, so the body would wait for itself forever. "
+                + "The scope's block has ended; it finishes once the body has ended, and its failures go to the enclosing scope. Finish the scope outside the body, or spawn its members on other cowns.");
         }
 
         return null;

@@ -58,8 +58,7 @@ internal sealed class ScopeMembership : Withdrawal
             // registered yet, or registered after the walk), so withdraw it here, before the body, as its canceller
             // would ("The start" in BocScope.Members.cs). Run, the other party, joins when this returns false.
             Volatile.Write(ref _word, (word & ~PhaseMask) | Withdrawn);
-            _behaviour.WithdrawSlots();
-            Join();
+            _behaviour.Withdraw(this);
             return false;
         }
 
@@ -77,8 +76,7 @@ internal sealed class ScopeMembership : Withdrawal
             return;
         }
 
-        _behaviour.WithdrawSlots();
-        Join();
+        _behaviour.Withdraw(this);
     }
 
     /// <inheritdoc/>
