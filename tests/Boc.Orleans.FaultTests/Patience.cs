@@ -12,7 +12,7 @@ namespace Boc.Orleans.FaultTests;
 /// </summary>
 public static class Patience
 {
-    public const double MaxSlowdown = 20;
+    public const double MaxSlowdown = 10;
 
     /// <summary>The slowdown now: the 1-minute load average over the processors, clamped to [1, <see cref="MaxSlowdown"/>].</summary>
     public static double Slowdown
