@@ -257,8 +257,18 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (each would wait for itself; use <see cref="DisposeAsync"/>).
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
+    /// <remarks>
+    /// After a <see cref="ShutdownAsync(CancellationToken)"/> that gave up at its token, disposal no longer waits: if
+    /// behaviours are still pending it returns at once, and the runtime's workers stop when the last of them finishes.
+    /// Call <see cref="ShutdownAsync(CancellationToken)"/> again to wait for them.
+    /// </remarks>
     public void Dispose()
     {
+        if (ReleaseLaterIfGivenUp())
+        {
+            return;
+        }
+
         ThrowIfInOwnBody("dispose");
         if (_ownedScheduler?.IsWorkerThread == true || BocThread.CurrentOrNull?.Handling == this)
         {
@@ -283,7 +293,12 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
     /// </exception>
     /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
-    public ValueTask DisposeAsync() => new(ShutdownAsync(CancellationToken.None));
+    /// <remarks>
+    /// After a <see cref="ShutdownAsync(CancellationToken)"/> that gave up at its token, disposal no longer waits: if
+    /// behaviours are still pending it completes at once, and the runtime's workers stop when the last of them
+    /// finishes. Call <see cref="ShutdownAsync(CancellationToken)"/> again to wait for them.
+    /// </remarks>
+    public ValueTask DisposeAsync() => ReleaseLaterIfGivenUp() ? default : new(ShutdownAsync(CancellationToken.None));
 
     /// <summary>
     /// Stops accepting behaviours, waits until every accepted one has finished, then stops the runtime's
@@ -292,8 +307,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     /// <param name="cancellationToken">
     /// Gives up the wait. The runtime still accepts nothing new, and the pending behaviours keep running: call this
-    /// method again (or <see cref="Dispose"/>) to wait for them. An already drained runtime completes even if the
-    /// token is canceled.
+    /// method again to wait for them (<see cref="Dispose"/> and <see cref="DisposeAsync"/> then no longer wait, so that
+    /// an <c>await using</c> or a container that disposes the runtime after a bounded shutdown does not wait without a
+    /// limit for what was given up on). An already drained runtime completes even if the token is canceled.
     /// </param>
     /// <returns>A task that completes when the runtime has drained.</returns>
     /// <exception cref="BocShutdownCanceledException">
@@ -314,6 +330,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         }
         catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
         {
+            Volatile.Write(ref _shutdownGivenUp, true);
             throw new BocShutdownCanceledException(_pending.Estimate(), canceled, cancellationToken);
         }
 

@@ -15,23 +15,36 @@ internal static class BehaviourName
     private static readonly ConcurrentDictionary<MethodInfo, (string Short, string Qualified)> s_names = new();
 
     /// <summary>The user's body of <paramref name="behaviour"/>: its body, or for a form without state the delegate Boc wrapped.</summary>
-    internal static Delegate? UserBodyOf(Behaviour behaviour)
-    {
-        Delegate? body = behaviour.Body;
-        if (body is not null && body.Method.Module == typeof(BehaviourName).Module && behaviour.StateAsDelegate is { } user)
-        {
-            return user;
-        }
+    internal static Delegate? UserBodyOf(Behaviour behaviour) => UserBodyOf(behaviour.Body, behaviour.StateAsDelegate);
 
-        return body;
-    }
+    /// <summary>
+    /// The user's body, given a behaviour's <paramref name="body"/> and its state if that is a delegate: the state when the
+    /// body is one of Boc's own wrappers (the forms without state), else the body.
+    /// </summary>
+    internal static Delegate? UserBodyOf(Delegate? body, Delegate? stateAsDelegate) =>
+        body is not null && stateAsDelegate is not null && body.Method.Module == typeof(BehaviourName).Module ? stateAsDelegate : body;
 
     /// <summary>The short and the qualified name of <paramref name="body"/>'s method.</summary>
-    internal static (string Short, string Qualified) Of(Delegate body) => s_names.GetOrAdd(body.Method, static m => Compute(m));
+    internal static (string Short, string Qualified) Of(Delegate body) => Of(body.Method);
 
-    private static (string Short, string Qualified) Compute(MethodInfo method)
+    /// <summary>
+    /// The short and the qualified name of <paramref name="method"/>, as the source spells it; an async method's or an
+    /// async lambda's state machine (<c>MoveNext</c> of <c>&lt;TransferAsync&gt;d__3</c>) is named as the method it runs.
+    /// </summary>
+    internal static (string Short, string Qualified) Of(MethodBase method) =>
+        method is MethodInfo info ? s_names.GetOrAdd(info, static m => Compute(m)) : Compute(method);
+
+    private static (string Short, string Qualified) Compute(MethodBase method)
     {
         Type? type = method.DeclaringType;
+        string name = method.Name;
+        if (name == "MoveNext" && type is not null && type.Name.StartsWith('<') && type.IsDefined(typeof(CompilerGeneratedAttribute), inherit: false))
+        {
+            // An async method's (or iterator's) state machine: <Method>d__3, or <<Main>b__0_0>d for an async lambda.
+            int end = type.Name.LastIndexOf(">d", StringComparison.Ordinal);
+            name = end > 1 ? type.Name[1..end] : type.Name;
+            type = type.DeclaringType;
+        }
 
         // Lambdas and local functions live in compiler-generated classes (<>c, <>c__DisplayClass…) nested in the type that
         // declares them.
@@ -40,7 +53,7 @@ internal static class BehaviourName
             type = type.DeclaringType;
         }
 
-        string member = Readable(method.Name);
+        string member = Readable(name);
         string typeName = type is null ? "" : TypeName(type) + ".";
         string ns = type?.Namespace is { Length: > 0 } n ? n + "." : "";
         return (typeName + member, ns + typeName + member);

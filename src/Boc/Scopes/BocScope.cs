@@ -63,10 +63,6 @@ public sealed partial class BocScope : IAsyncDisposable
     // The flow's ambient scope when this one was begun: restored when this one ends its block.
     private readonly BocScope? _previousAmbient;
 
-    // Completed (once) when the scope has finished, with its outcome; RunContinuationsAsynchronously: the finishing thread
-    // is a worker that just released a member's cowns.
-    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-
     private CancellationTokenRegistration _userRegistration;
     private ITimer? _deadline;
 
@@ -83,10 +79,6 @@ public sealed partial class BocScope : IAsyncDisposable
         _timeout = timeout;
         _userToken = cancellationToken;
         _previousAmbient = previousAmbient;
-        _stripes = new Stripe?[StripeCount];
-
-        // The block itself holds one unit of the count until it ends ("Finish" in BocScope.Members.cs).
-        CountIn();
     }
 
     /// <summary>Gets the runtime this scope was begun on (its members may belong to any runtime).</summary>
@@ -128,14 +120,14 @@ public sealed partial class BocScope : IAsyncDisposable
     public bool IsCancellationRequested => Volatile.Read(ref _cancelReason) != (int)CancelReason.None;
 
     /// <summary>Gets whether the scope has finished: its block ended and every member finished.</summary>
-    public bool IsFinished => _done.Task.IsCompleted;
+    public bool IsFinished => Published;
 
     /// <summary>
     /// Gets about how many members have not finished yet (queued, running, or in an asynchronous body), child scopes
     /// counting one each while they have not finished. Exact when nothing is spawned into or finishes in the scope
     /// during the read.
     /// </summary>
-    public long PendingCount => Math.Max(0, PendingEstimate() - (Volatile.Read(ref _closed) == 0 ? 1 : 0));
+    public long PendingCount => PendingEstimate();
 
     private string DebuggerDisplay =>
         $"BocScope: {PendingCount} pending{(IsCancellationRequested ? ", canceled" : "")}{(IsFinished ? ", finished" : "")}";
@@ -189,7 +181,7 @@ public sealed partial class BocScope : IAsyncDisposable
 
         EndBlock();
         Volatile.Write(ref _outcomeClaimed, 1);
-        return _done.Task;
+        return Completion();
     }
 
     /// <summary>
@@ -208,10 +200,11 @@ public sealed partial class BocScope : IAsyncDisposable
         EndBlock();
         if (Interlocked.Exchange(ref _outcomeClaimed, 1) == 0)
         {
-            return new ValueTask(_done.Task);
+            // Finished already and completed normally (a request whose member was awaited in the block): nothing to allocate.
+            return Published && _outcome is null ? default : new ValueTask(Completion());
         }
 
-        return _done.Task.IsCompleted ? default : new ValueTask(WaitQuietlyAsync());
+        return Published ? default : new ValueTask(WaitQuietlyAsync());
     }
 
     /// <summary>
@@ -293,6 +286,6 @@ public sealed partial class BocScope : IAsyncDisposable
     {
         ConfigureAwaitOptions options = ConfigureAwaitOptions.SuppressThrowing
             | (_runtime.ContinuesOnCapturedContext ? ConfigureAwaitOptions.ContinueOnCapturedContext : ConfigureAwaitOptions.None);
-        await _done.Task.ConfigureAwait(options);
+        await Completion().ConfigureAwait(options);
     }
 }
