@@ -7,6 +7,7 @@
 //   reader   redis=… cluster=… prefix=… keys=K1,K2,… journal=PATH [interval-ms=50]     snapshots until killed
 //            or: inside=K1,K2 gate=NAME: one read holding its cowns (marked in Redis) until the gate opens
 //   writer   redis=… cluster=… prefix=… key=K journal=PATH        one write; journals "overlap" if a reader is inside
+//   touch    redis=… cluster=… prefix=… keys=K1,K2,… journal=PATH  one write of each key, all at once
 //   collect  redis=… cluster=…                                   forces collection of every idle activation
 //
 // A silo prints "ready" once started. Journals get one line per event, flushed at once, so a kill -9 loses none that
@@ -22,6 +23,7 @@ return settings.Role switch
     "spawner" => await SpawnerRole.RunAsync(settings),
     "reader" => await ReaderRole.RunAsync(settings),
     "writer" => await ReaderRole.WriteAsync(settings),
+    "touch" => await ReaderRole.TouchAsync(settings),
     "collect" => await ReaderRole.CollectAsync(settings),
     _ => throw new ArgumentException($"unknown role {settings.Role}"),
 };
