@@ -33,7 +33,7 @@ namespace Boc;
 
 /// <summary>
 /// A spawned behaviour: its request slots, its countdown, and (in derived classes) its body. Derived classes are
-/// generated per arity and body shape (<c>Generated/BehaviourKinds.g.cs</c>); all queue logic is in this class.
+/// generated per arity and body shape (<c>Generated/Kinds.*.g.cs</c>); all queue logic is in this class.
 /// </summary>
 internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
