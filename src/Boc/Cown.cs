@@ -32,10 +32,9 @@ public abstract class Cown
     // fields (CownQueue: the tail, the pending writer, the readers) are written by every spawn (the Exchange) and every
     // release (the compare-and-swap), usually on different cores. On one line, a spawner's read of the id and a body's
     // read of the state missed whenever another core had just released the cown, and a spawn then needed the line a
-    // second time, exclusively, for its Exchange. Apart, the first line stays shared in every core's cache. In plain
-    // processes alternating with the packed layout, Logistic Map full (an outside producer's two-cown spawns) took 50.0
-    // and 50.0 ms against 56.8 and 57.6; Count actor, Banking full and Fork-Join Create full moved within their spread,
-    // and Thread Ring not at all. It costs 56 bytes a cown (120 on x64 instead of 64; SlotLayoutTests pins the size).
+    // second time, exclusively, for its Exchange. Apart, the first line stays shared in every core's cache: an outside
+    // producer's two-cown spawns (Logistic Map full) ran faster, the rest within their spread (docs/performance/
+    // decisions.md, "Cown layout"). It makes a cown 120 bytes on x64 instead of 64 (SlotLayoutTests pins the size).
     // The queue's fields start 72 bytes in: objects are only 8-byte aligned, and 72 is the least offset at which no
     // 64-byte line can hold both a byte of the first group (bytes 0-15) and a byte of the queue's fields.
     private const int QueueOffset = 72;

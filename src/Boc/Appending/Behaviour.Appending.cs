@@ -40,9 +40,8 @@ namespace Boc;
 //     caught up with a spawner that is appending to it right now. Closing at once would cut the batch short: the
 //     spawner's next spawn finds the word closed and pays a behaviour of its own, which the runner reaches as soon as
 //     it is linked, and so on, one short batch after another, with the two cores trading the tail's cache lines at
-//     every spawn. (Count, one body flooding a counter with a million spawns: besides the one spawn in 32 that finds
-//     the tail full, 3-10% found it started or lost the claim to the close, and a run took 1.5 to 1.6 times as long as
-//     with the hold.) So on a BocScheduler worker, while nothing else is queued anywhere in its scheduler (no core has
+//     every spawn (Count, one body flooding a counter with a million spawns: docs/performance/decisions.md, "Holding a
+//     filling tail"). So on a BocScheduler worker, while nothing else is queued anywhere in its scheduler (no core has
 //     other work to give this one), the runner first waits one poll interval at a time (FloodPolicy.PollSpins),
 //     as long as each interval brings at least one more appended body; it stops when one does not, when the word is
 //     full, or when work is queued.
@@ -79,7 +78,7 @@ namespace Boc;
 //   * Deadlock freedom. The only wait is the runner's for an appender that holds Writing, which writes one entry and
 //     releases it without waiting for anything.
 //   * Bounds. A behaviour runs at most 1 + MaxAppended bodies. The scheduler's latency bounds count items, and a run
-//     of appended bodies hands its worker over between two bodies once it has lasted its inbox slice (100 µs) while
+//     of appended bodies hands its worker over between two bodies once it has lasted its inbox slice while
 //     work waits in the inbox or its worker's queue (AppendableBehaviour.cs, "Yielding"), so a flood stretches what
 //     waiting work waits by at most that slice and FloodPolicy.CheckEvery bodies. A chain (each body spawning the next
 //     on its own cown) never appends, since the tail it finds is its own behaviour, which is running and closed.
@@ -97,12 +96,11 @@ internal abstract partial class Behaviour
     /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
     /// <remarks>
     /// 31 (a run of 32 bodies): floods of cheap messages amortize a behaviour over that many (Savina Count and
-    /// Radixsort actor ran 1.35 to 1.75 times as fast as with 7, in BenchmarkDotNet before/after runs). When
-    /// appending came, 31 made pipelines of expensive stages slower (Filterbank 2.4 times, Sieve 10%) and the bound
-    /// was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's time is decided per process, in
-    /// three modes, whatever the bound (docs/performance/decisions.md, "Floods are appended" and "The append bound is 31"). Not
-    /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies
-    /// (docs/guide/dispatchers.md).
+    /// Radixsort ran faster than with 7). When appending came, 31 made pipelines of expensive stages slower
+    /// (Filterbank, Sieve) and the bound was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's
+    /// time is decided per process, whatever the bound (docs/performance/decisions.md, "Floods are appended" and "The
+    /// append bound is 31", with the figures). Not more: 63 measured no faster, and each extra body lengthens the
+    /// scheduler's latency bounds in bodies (docs/guide/dispatchers.md).
     /// </remarks>
     internal const int MaxAppended = 31;
 

@@ -12,9 +12,10 @@ internal sealed class FloodPolicy
 {
     /// <summary>
     /// <see cref="Thread.SpinWait(int)"/> iterations in one poll interval of a runner's hold on a flood's tail that is
-    /// still filling (<c>Behaviour.Appending.cs</c>, "Holding a filling tail"): about 1.4 µs on the 2-vCPU benchmark
-    /// machine, where a body that floods a cown appends 30 to 60 bodies in that time. A shorter interval ends the hold on
-    /// a spawner's brief stall; a longer one makes the runner wait longer for a spawner that has finished.
+    /// still filling (<c>Behaviour.Appending.cs</c>, "Holding a filling tail"): long enough for a body that floods a
+    /// cown to append several bodies (docs/performance/decisions.md, "Holding a filling tail", has the interval and the
+    /// count on the benchmark machine). A shorter interval ends the hold on a spawner's brief stall; a longer one makes
+    /// the runner wait longer for a spawner that has finished.
     /// </summary>
     internal const int PollSpins = 50;
 

@@ -10,10 +10,11 @@ namespace Boc;
 /// Why not a thread-static in <see cref="BehaviourPool{T}"/> itself: the behaviour types are generic over reference
 /// types, so the pool's code is shared between them, and a thread-static of a shared generic class is reached through
 /// a runtime helper (a lookup of the exact type, then the thread's static block). In a chain of one-cown behaviours on
-/// one worker (Savina's Thread Ring), the rent and the return of every hop went through it, about 3% of a worker's
-/// samples plus its share of native TLS lookups. A non-generic thread-static is one inlined access, and the pool's
-/// index is an ordinary static of its own type. The caches array sits in <see cref="BocThread"/>, with the runtime's
-/// other per-thread state, so that a spawn or a release looks the thread up once for all of it.
+/// one worker (Savina's Thread Ring), the rent and the return of every hop went through it, plus its share of native
+/// TLS lookups (docs/performance/decisions.md, "Prefetching the next behaviour"). A non-generic thread-static is one
+/// inlined access, and the pool's index is an ordinary static of its own type. The caches array sits in <see
+/// cref="BocThread"/>, with the runtime's other per-thread state, so that a spawn or a release looks the thread up once
+/// for all of it.
 /// </remarks>
 internal static class BehaviourPoolCaches
 {

@@ -111,7 +111,8 @@ internal abstract partial class Behaviour
     /// <remarks>
     /// Not inlined (nor is <see cref="LeaveRead"/>): a call, as it was before the queue's state became a type of its own
     /// (CownQueue) and the body shrank below the JIT's inlining threshold; inlined, its rare paths (readers still active,
-    /// a withdrawn writer) doubled the spawn's and the release's code around their common path.
+    /// a withdrawn writer) filled the spawn's and the release's code around their common path
+    /// (docs/performance/decisions.md, "Protocol state behind transitions, atomics behind one facade").
     /// </remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static Behaviour? GrantWrite(Behaviour writer, Cown cown, BocThread? thread = null)

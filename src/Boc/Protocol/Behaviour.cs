@@ -45,16 +45,15 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // cowns, or a dynamic list, use an array kept with the pooled object, so steady-state reuse allocates nothing. The
     // same reasoning moved the rarely used fields (that array, an async body's continuation, a cancellation) into one
     // side object (_extras), and lets one- and two-cown classes find their cowns in their slots instead of keeping a
-    // second reference. A pending one-cown behaviour went from 144 bytes to 88 (96 since the append word of
-    // "Appending"), a two-cown one from 152 to 112.
+    // second reference (docs/performance/decisions.md, "Smaller pending behaviours"; SlotLayoutTests pins the sizes).
 
     // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link, for an appender's
     // Writing bit) last nanoseconds unless the other thread was preempted mid-step. SpinWait yields the core after its
     // first few iterations, and never sleeps (-1): the thread waited for is running or runnable, so a yield is all it
     // needs. A threshold of 100 (then Thread.Sleep(1) at every later iteration) let two workers each wait for a step of
     // the other while the other slept: each woke a millisecond later to find its partner now asleep in its own wait,
-    // a convoy in which Dining Philosophers (full) ran about one behaviour per millisecond per worker for hundreds of
-    // milliseconds (both workers seen in Thread.Sleep inside bodies, issue 39).
+    // a convoy in which Dining Philosophers (full) crawled (both workers seen in Thread.Sleep inside bodies, issue 39;
+    // docs/performance/decisions.md, "Protocol waits never sleep").
     // ProtocolWaitTests pins a partner mid-step and checks that its waiter keeps yielding.
     private const int LongWaitSleepThreshold = -1;
     private const int InsertionSortLimit = 16;

@@ -15,12 +15,12 @@ namespace Boc;
 //     item). A worker whose queue is empty when it takes from the inbox (at that turn, or finding nothing else) takes
 //     up to InboxBatch more into its queue, where they wait under the next-slot bound;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
-//   * one item may be a flood's behaviour of up to 32 bodies. It checks every FloodPolicy.CheckEvery bodies, and
-//     hands its worker over between two bodies once it has run for its inbox slice (FloodPolicy.InboxSliceTicks,
-//     100 µs) while the inbox has work, or for its slice (10 ms) while any other work waits. The rest of its run goes to
-//     the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every guarantee),
-//     and the worker, its slot and queue then empty, takes the inbox's waiting work as a batch. So a flood stretches
-//     the inbox bound by at most the inbox slice and CheckEvery bodies, not by 32 bodies per item.
+//   * one item may be a flood's behaviour of up to 32 bodies. It checks every FloodPolicy.CheckEvery bodies, and hands
+//     its worker over between two bodies once it has run for its inbox slice (FloodPolicy.InboxSliceTicks) while the
+//     inbox has work, or for its slice (FloodPolicy.SliceMilliseconds) while any other work waits. The rest of its run
+//     goes to the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every
+//     guarantee), and the worker, its slot and queue then empty, takes the inbox's waiting work as a batch. So a flood
+//     stretches the inbox bound by at most the inbox slice and CheckEvery bodies, not by 32 bodies per item.
 // =====================================================================================================================
 
 public sealed partial class BocScheduler

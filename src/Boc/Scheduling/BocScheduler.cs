@@ -56,8 +56,8 @@ namespace Boc;
 /// request handler, a timer, an <c>await</c> continuation completing on another thread) waits behind at most that many
 /// items per worker for each item ahead of it in the inbox, however busy the workers are.
 /// One item can be a flood's batch of up to 32 bodies of one behaviour. Such a behaviour hands its worker over between
-/// two bodies once it has run for about 100 µs while work waits in the inbox, or about 10 ms while other work waits:
-/// the rest of its bodies run later, still before anything else on its cowns.
+/// two bodies once it has run for about a tenth of a millisecond while work waits in the inbox, or about ten
+/// milliseconds while other work waits: the rest of its bodies run later, still before anything else on its cowns.
 /// </para>
 /// <para>
 /// Every work item starts with the worker's default <see cref="ExecutionContext"/> and this scheduler's

@@ -41,8 +41,8 @@ internal sealed class RunQueue
 
     // Entries, not a plain object?[]: storing a reference into an object?[] goes through the covariant array-store
     // check, which reads the stored object's type. A behaviour arriving from another thread is cold in this core's
-    // cache, so moving a batch from the inbox paid a cache miss per item in that check (10% of a worker's samples when
-    // an outside thread floods idle cowns), before the item's run needed the line at all.
+    // cache, so moving a batch from the inbox paid a cache miss per item in that check, before the item's run needed
+    // the line at all (docs/performance/decisions.md, "Prefetching the next behaviour").
     private readonly Entry[] _items = new Entry[Capacity];
 
     // Taken from by every consumer; written by CAS only.
