@@ -27,13 +27,14 @@ for (int i = 0; i < args.Length; i++)
 }
 
 Console.WriteLine($"# cancel to completion, a WhenAsync queued behind a {holdMs} ms holder; {holders} holders x {samples} samples per dispatcher");
-Console.WriteLine("dispatcher    | samples | p50 µs | p99 µs | max µs | completed while held");
+Console.WriteLine("dispatcher    | samples | p50 µs | p99 µs | max µs | completed while held | ran (not canceled in time)");
 foreach (BocDispatcher dispatcher in new[] { BocDispatcher.BocScheduler, BocDispatcher.ThreadPool })
 {
     await using var runtime = new BocRuntime(new BocRuntimeOptions { Dispatcher = dispatcher });
     var cown = new Cown<long[]>(new long[1], "held");
     var micros = new List<double>();
     int whileHeld = 0;
+    int ranAnyway = 0;
     for (int h = 0; h < holders + 1; h++)
     {
         bool warmUp = h == 0;
@@ -47,7 +48,7 @@ foreach (BocDispatcher dispatcher in new[] { BocDispatcher.BocScheduler, BocDisp
             c[0]++;
         });
         await started.WaitAsync();
-        for (int s = 0; s < (warmUp ? 20 : samples); s++)
+        for (int s = 0; s < (warmUp ? Math.Min(20, samples) : samples); s++)
         {
             using var cts = new CancellationTokenSource();
             ValueTask<long> queued = runtime.WhenAsync(cown, c => c[0], cts.Token);
@@ -56,7 +57,11 @@ foreach (BocDispatcher dispatcher in new[] { BocDispatcher.BocScheduler, BocDisp
             try
             {
                 await queued;
-                throw new InvalidOperationException("the canceled behaviour ran");
+
+                // Possible only once the holder has let the cown go (a runtime that waits for it, for instance): the body
+                // started before the cancellation arrived. Not a sample of a canceled wait.
+                ranAnyway++;
+                continue;
             }
             catch (BehaviourWithdrawnException)
             {
@@ -75,7 +80,7 @@ foreach (BocDispatcher dispatcher in new[] { BocDispatcher.BocScheduler, BocDisp
 
     micros.Sort();
     double P(double q) => micros[Math.Min(micros.Count - 1, (int)Math.Ceiling(q * micros.Count) - 1)];
-    Console.WriteLine(string.Create(inv, $"{dispatcher,-13} | {micros.Count,7} | {P(0.50),6:F1} | {P(0.99),6:F1} | {micros[^1],6:F0} | {whileHeld} of {micros.Count}"));
+    Console.WriteLine(string.Create(inv, $"{dispatcher,-13} | {micros.Count,7} | {P(0.50),6:F1} | {P(0.99),6:F1} | {micros[^1],6:F0} | {whileHeld} of {micros.Count} | {ranAnyway}"));
 }
 
 return 0;
