@@ -75,13 +75,7 @@ internal sealed class Admission
     /// </summary>
     internal bool Admit(CancellationToken cancellationToken)
     {
-        if (_runtime.IsInside())
-        {
-            Atomic.Increment(ref _admitted.Value);
-            return true;
-        }
-
-        if (TryAdmitOutside(1))
+        if (TryAdmitNow(1))
         {
             return true;
         }
@@ -98,13 +92,7 @@ internal sealed class Admission
     /// <summary>For <c>TryWhen</c>: counts one spawn in and returns true if there is room (always from inside), else false, changing nothing.</summary>
     internal bool TryAdmit()
     {
-        if (_runtime.IsInside())
-        {
-            Atomic.Increment(ref _admitted.Value);
-            return true;
-        }
-
-        if (TryAdmitOutside(1))
+        if (TryAdmitNow(1))
         {
             return true;
         }
@@ -117,13 +105,7 @@ internal sealed class Admission
     /// <summary>Admits a whole batch: all <paramref name="count"/> members or none; from inside, unconditionally.</summary>
     internal void AdmitBatch(int count)
     {
-        if (_runtime.IsInside())
-        {
-            Atomic.Add(ref _admitted.Value, count);
-            return;
-        }
-
-        if (TryAdmitOutside(count))
+        if (TryAdmitNow(count))
         {
             return;
         }
@@ -261,6 +243,22 @@ internal sealed class Admission
         {
             Atomic.Decrement(ref _roomWaiters);
         }
+    }
+
+    /// <summary>
+    /// Counts <paramref name="count"/> spawns in without waiting: always from inside the runtime (such spawns are never
+    /// bounded: waiting there could wait for the caller itself), and from outside if they fit under the bound. False,
+    /// having counted nothing, if they do not.
+    /// </summary>
+    private bool TryAdmitNow(int count)
+    {
+        if (_runtime.IsInside())
+        {
+            Atomic.Add(ref _admitted.Value, count);
+            return true;
+        }
+
+        return TryAdmitOutside(count);
     }
 
     /// <summary>Takes <paramref name="count"/> units of room at once if they fit under the bound.</summary>

@@ -15,13 +15,7 @@ internal static class CownSets
     internal static Span<IAcquirable<T>> Stage<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
         where T : class
     {
-        ArgumentNullException.ThrowIfNull(cowns);
-        int count = cowns.Count;
-        if (count > BocRuntime.MaxCownsPerBehaviour - singles)
-        {
-            throw new ArgumentException(
-                $"A behaviour may acquire at most {BocRuntime.MaxCownsPerBehaviour} cowns; {count + singles} were requested.", nameof(cowns));
-        }
+        int count = CountOf(cowns, singles);
 
         Span<IAcquirable<T>> staged = CownScratch<T>.For(count);
         for (int i = 0; i < count; i++)
@@ -45,13 +39,7 @@ internal static class CownSets
     internal static IAcquirable<T>[] Snapshot<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
         where T : class
     {
-        ArgumentNullException.ThrowIfNull(cowns);
-        int count = cowns.Count;
-        if (count > BocRuntime.MaxCownsPerBehaviour - singles)
-        {
-            throw new ArgumentException(
-                $"A behaviour may acquire at most {BocRuntime.MaxCownsPerBehaviour} cowns; {count + singles} were requested.", nameof(cowns));
-        }
+        int count = CountOf(cowns, singles);
 
         var copy = new IAcquirable<T>[count];
         for (int i = 0; i < count; i++)
@@ -60,5 +48,20 @@ internal static class CownSets
         }
 
         return copy;
+    }
+
+    /// <summary>The set's size, checked against the bound on a behaviour's cowns (with <paramref name="singles"/> more).</summary>
+    private static int CountOf<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
+        where T : class
+    {
+        ArgumentNullException.ThrowIfNull(cowns);
+        int count = cowns.Count;
+        if (count > BocRuntime.MaxCownsPerBehaviour - singles)
+        {
+            throw new ArgumentException(
+                $"A behaviour may acquire at most {BocRuntime.MaxCownsPerBehaviour} cowns; {count + singles} were requested.", nameof(cowns));
+        }
+
+        return count;
     }
 }

@@ -168,3 +168,32 @@ internal static class Explorer
         return new ExplorationResult(model, schedules, steps, switches, watch.Elapsed, null, null, null, null);
     }
 }
+
+/// <summary>The two checks every model makes: its exploration finds no violation, and finds its seeded bug.</summary>
+internal static class ModelChecks
+{
+    /// <summary>Explores <paramref name="build"/> and fails with the violation (and the run's last steps) if one is found.</summary>
+    public static ExplorationResult Holds(Xunit.Abstractions.ITestOutputHelper output, string model, int schedules, int seed, Action<Scenario> build, int maxSteps = 20_000)
+    {
+        ExplorationResult result = Explorer.Explore(model, Explorer.Scaled(schedules), seed, build, maxSteps);
+        output.WriteLine(result.Summary());
+        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
+        return result;
+    }
+
+    /// <summary>Explores <paramref name="build"/> with <paramref name="mutation"/> switched on and fails unless a violation is found.</summary>
+    public static void FindsSeededBug(Xunit.Abstractions.ITestOutputHelper output, string mutation, string model, int schedules, int seed, Action<Scenario> build, int maxSteps = 20_000)
+    {
+        ModelMutations.Active = mutation;
+        try
+        {
+            ExplorationResult result = Explorer.Explore($"{model}, with {mutation}", Explorer.Scaled(schedules), seed, build, maxSteps);
+            output.WriteLine(result.Summary());
+            Assert.True(result.Violation is not null, $"The seeded bug {mutation} was not found: {result.Summary()}");
+        }
+        finally
+        {
+            ModelMutations.Active = null;
+        }
+    }
+}

@@ -16,25 +16,13 @@ public sealed class NextSlotModelTests(ITestOutputHelper output)
     [Fact]
     public void ThiefAgainstOwner_TakesTheItemExactlyOnce()
     {
-        ExplorationResult result = Explorer.Explore("next slot: thief against owner", Explorer.Scaled(Schedules), seed: 63_002, Build);
-        output.WriteLine(result.Summary());
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
+        ModelChecks.Holds(output, "next slot: thief against owner", Schedules, seed: 63_002, Build);
     }
 
     [Fact]
     public void SeededBug_ThiefIgnoresOwner_IsFound()
     {
-        ModelMutations.Active = ModelMutations.ThiefIgnoresOwner;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("next slot, mutated", Explorer.Scaled(Schedules), seed: 63_002, Build);
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.ThiefIgnoresOwner, "next slot: thief against owner", Schedules, seed: 63_002, Build);
     }
 
     private static void Build(Scenario scenario)

@@ -20,25 +20,13 @@ public sealed class ParkingModelTests(ITestOutputHelper output)
     [Fact]
     public void ParkAgainstWake_LosesNoWakeUp()
     {
-        ExplorationResult result = Explorer.Explore("parking: park against wake", Explorer.Scaled(Schedules), seed: 63_007, Build, maxSteps: 50_000);
-        output.WriteLine(result.Summary());
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
+        ModelChecks.Holds(output, "parking: park against wake", Schedules, seed: 63_007, Build, maxSteps: 50_000);
     }
 
     [Fact]
     public void SeededBug_ParkWithoutRecheck_IsFound()
     {
-        ModelMutations.Active = ModelMutations.ParkWithoutRecheck;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("parking, mutated", Explorer.Scaled(Schedules), seed: 63_007, Build, maxSteps: 50_000);
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.ParkWithoutRecheck, "parking: park against wake", Schedules, seed: 63_007, Build, maxSteps: 50_000);
     }
 
     private static void Build(Scenario scenario)

@@ -18,25 +18,13 @@ public sealed class ReaderWriterModelTests(ITestOutputHelper output)
     [Fact]
     public void AReaderChainAgainstAWriter_StaysExclusiveOrderedAndLive()
     {
-        ExplorationResult result = Explorer.Explore("readers: a reader chain against a writer", Explorer.Scaled(Schedules), seed: 63_004, Build);
-        output.WriteLine(result.Summary());
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
+        ModelChecks.Holds(output, "readers: a reader chain against a writer", Schedules, seed: 63_004, Build);
     }
 
     [Fact]
     public void SeededBug_ReaderCountsInLate_IsFound()
     {
-        ModelMutations.Active = ModelMutations.ReaderCountsInLate;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("readers, mutated", Explorer.Scaled(Schedules), seed: 63_004, Build);
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.ReaderCountsInLate, "readers: a reader chain against a writer", Schedules, seed: 63_004, Build);
     }
 
     private static void Build(Scenario scenario)

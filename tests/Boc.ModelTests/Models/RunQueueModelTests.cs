@@ -19,25 +19,13 @@ public sealed class RunQueueModelTests(ITestOutputHelper output)
     public void StealAgainstPop_TakesEveryItemExactlyOnce_InOrder()
     {
         Assert.Equal(4, RunQueue.Capacity);
-        ExplorationResult result = Explorer.Explore("run queue: steal against pop", Explorer.Scaled(Schedules), seed: 63_001, Build);
-        output.WriteLine(result.Summary());
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
+        ModelChecks.Holds(output, "run queue: steal against pop", Schedules, seed: 63_001, Build);
     }
 
     [Fact]
     public void SeededBug_StealWithoutClaim_IsFound()
     {
-        ModelMutations.Active = ModelMutations.StealWithoutClaim;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("run queue, mutated", Explorer.Scaled(Schedules), seed: 63_001, Build);
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.StealWithoutClaim, "run queue: steal against pop", Schedules, seed: 63_001, Build);
     }
 
     private static void Build(Scenario scenario)

@@ -20,10 +20,8 @@ public sealed class ScopeFinishModelTests(ITestOutputHelper output)
     public void ScopeFinishAgainstALateMember_IsNeverEarlyNorMissed()
     {
         var seen = new HashSet<string>();
-        ExplorationResult result = Explorer.Explore("scope finish against a late member", Explorer.Scaled(Schedules), seed: 63_006, s => Build(s, seen));
-        output.WriteLine(result.Summary());
+        ModelChecks.Holds(output, "scope finish against a late member", Schedules, seed: 63_006, s => Build(s, seen));
         output.WriteLine($"outcomes seen: {string.Join(", ", seen.Order())}");
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
 
         // Both sides of the race were reached: the late spawn joined, and it found the block ended.
         Assert.Superset(new HashSet<string> { "late joined", "late outside" }, seen);
@@ -32,17 +30,7 @@ public sealed class ScopeFinishModelTests(ITestOutputHelper output)
     [Fact]
     public void SeededBug_JoinWithoutRecheck_IsFound()
     {
-        ModelMutations.Active = ModelMutations.JoinWithoutRecheck;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("scope finish, mutated", Explorer.Scaled(Schedules), seed: 63_006, s => Build(s, []));
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.JoinWithoutRecheck, "scope finish against a late member", Schedules, seed: 63_006, s => Build(s, []));
     }
 
     private static void Build(Scenario scenario, HashSet<string> seen)

@@ -17,25 +17,13 @@ public sealed class SpawnOrderModelTests(ITestOutputHelper output)
     [Fact]
     public void TwoSpawnersInOppositeCownOrder_StayOrderedExclusiveAndLive()
     {
-        ExplorationResult result = Explorer.Explore("spawn: two spawners in opposite cown order", Explorer.Scaled(Schedules), seed: 63_003, Build);
-        output.WriteLine(result.Summary());
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
+        ModelChecks.Holds(output, "spawn: two spawners in opposite cown order", Schedules, seed: 63_003, Build);
     }
 
     [Fact]
     public void SeededBug_SpawnInArgumentOrder_IsFound()
     {
-        ModelMutations.Active = ModelMutations.SpawnInArgumentOrder;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("spawn, mutated", Explorer.Scaled(Schedules), seed: 63_003, Build);
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.SpawnInArgumentOrder, "spawn: two spawners in opposite cown order", Schedules, seed: 63_003, Build);
     }
 
     private static void Build(Scenario scenario)

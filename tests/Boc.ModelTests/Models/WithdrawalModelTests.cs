@@ -22,10 +22,8 @@ public sealed class WithdrawalModelTests(ITestOutputHelper output)
     public void WithdrawalAgainstGrant_PassesEveryTurnOnOnce_AndDeliversAtTheCancellation()
     {
         var seen = new HashSet<string>();
-        ExplorationResult result = Explorer.Explore("withdrawal against grant", Explorer.Scaled(Schedules), seed: 63_005, s => Build(s, seen));
-        output.WriteLine(result.Summary());
+        ModelChecks.Holds(output, "withdrawal against grant", Schedules, seed: 63_005, s => Build(s, seen));
         output.WriteLine($"outcomes seen: {string.Join(", ", seen.Order())}");
-        Assert.True(result.Violation is null, $"{result.Summary()}\n{result.Trace}");
 
         // The exploration reached both sides of each race: withdrawn before the turn came, and started first.
         Assert.Superset(new HashSet<string> { "writer ran", "writer withdrawn", "reader ran", "reader withdrawn" }, seen);
@@ -34,17 +32,7 @@ public sealed class WithdrawalModelTests(ITestOutputHelper output)
     [Fact]
     public void SeededBug_WithdrawIgnoresHeld_IsFound()
     {
-        ModelMutations.Active = ModelMutations.WithdrawIgnoresHeld;
-        try
-        {
-            ExplorationResult result = Explorer.Explore("withdrawal, mutated", Explorer.Scaled(Schedules), seed: 63_005, s => Build(s, []));
-            output.WriteLine(result.Summary());
-            Assert.NotNull(result.Violation);
-        }
-        finally
-        {
-            ModelMutations.Active = null;
-        }
+        ModelChecks.FindsSeededBug(output, ModelMutations.WithdrawIgnoresHeld, "withdrawal against grant", Schedules, seed: 63_005, s => Build(s, []));
     }
 
     private static void Build(Scenario scenario, HashSet<string> seen)

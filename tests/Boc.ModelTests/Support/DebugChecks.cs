@@ -11,7 +11,7 @@ namespace Boc.ModelTests.Support;
 /// model run instead of ending the process: a failed check throws, and is recorded as the failure of the controlled
 /// thread that made it even if the runtime's own handlers catch the exception (a body's failure is reported, not thrown).
 /// </summary>
-internal static class ModelChecks
+internal static class DebugChecks
 {
     [ModuleInitializer]
     internal static void Install()
