@@ -67,7 +67,7 @@ namespace Boc;
 /// <para>
 /// Idle workers spin briefly (at most half of them at a time, so that spinning never takes the cores a producer
 /// thread needs), then park. Work queued while workers sleep wakes one, by a protocol that loses no wake-up
-/// (docs/internals/scheduler.md, "Parking"). Parked workers also wake every
+/// (its numbered steps are in src/Boc/Scheduling/IdleWorkers.cs). Parked workers also wake every
 /// <see cref="StuckCheckInterval"/> to take work held in the next slot of a worker that has run nothing since they
 /// parked (its body blocks): do not block in bodies, but if one does, the work it holds back moves to another worker
 /// within about one interval. With every worker blocked nothing can run.
