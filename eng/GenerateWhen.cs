@@ -1,7 +1,9 @@
 #:property RunAnalyzers=false
 // Generates the When/WhenAsync overload family and the behaviour classes behind it.
 // Run from the repository root:   dotnet run eng/GenerateWhen.cs
-// The output (src/Boc/Generated/*.g.cs) is committed; CI checks it is up to date (see .ci/run).
+// The output is committed; CI checks it is up to date (see .ci/run). Per shape, two files: When.<shape>.g.cs (the
+// public forms on BocRuntime, Behaviours and BocBatch) and Kinds.<shape>.g.cs (the behaviour classes behind them);
+// the doc text they share is written once, in When.docs.xml, and included.
 //
 // Shapes: fixed arity 0..8 (one IAcquirable<Ti> per cown), and dynamic sets (an IReadOnlyList<IAcquirable<TElement>>
 // after 0..2 single cowns). For each shape there are six entry points:
@@ -15,8 +17,10 @@
 // `static` lambda spawns without allocating (the .NET convention of ThreadPool.QueueUserWorkItem and GetOrAdd: the
 // state follows the delegate). The forms without state reuse the same behaviour classes, passing the user's delegate
 // as the state to a cached static adapter.
-// The docs are written once, on the BocRuntime forms: the static Behaviours forms inherit them whole, the BocBatch forms
-// their parameters and return value (<inheritdoc cref="…"/>).
+// The docs are written once: a shape's on its BocRuntime forms without state or token (the forms with a state or a token
+// inherit them and add what differs; the static Behaviours forms inherit them whole; the BocBatch forms their
+// parameters and return value: <inheritdoc cref="…"/>), and the text every shape shares in When.docs.xml
+// (<include file="When.docs.xml" …/>).
 // The fire-and-forget and result forms have different names on purpose: with one name, C# would bind
 // `c => c.Count++` to the value-returning overload and every cheap spawn would allocate a result.
 
@@ -35,6 +39,13 @@ string root = args.Length > 0 ? args[0] : Directory.GetCurrentDirectory();
 string outDir = Path.Combine(root, "src", "Boc", "Generated");
 Directory.CreateDirectory(outDir);
 
+// Every output is written afresh: a file of a shape that no longer exists must not linger (CI's staleness check sees
+// a deleted or an added file as well as a changed one).
+foreach (string stale in Directory.EnumerateFiles(outDir, "*.g.cs").Concat(Directory.EnumerateFiles(outDir, "*.docs.xml")))
+{
+    File.Delete(stale);
+}
+
 var shapes = new List<Shape>();
 for (int n = 0; n <= MaxArity; n++)
 {
@@ -46,19 +57,49 @@ for (int k = 0; k <= MaxLeadingSingles; k++)
     shapes.Add(new Shape(k, Dynamic: true));
 }
 
-var runtime = new StringBuilder();
-var statics = new StringBuilder();
-var kinds = new StringBuilder();
-
-Header(runtime);
-runtime.AppendLine("public sealed partial class BocRuntime");
-runtime.AppendLine("{");
-Header(statics);
-statics.AppendLine("public static partial class Behaviours");
-statics.AppendLine("{");
-Header(kinds);
-
+// Per shape, two files: its public forms (When.<shape>.g.cs: BocRuntime's, Behaviours', BocBatch's) and the behaviour
+// classes behind them (Kinds.<shape>.g.cs). The doc text they repeat is written once, in When.docs.xml, and included.
 foreach (Shape shape in shapes)
+{
+    var when = new StringBuilder();
+    Header(when, inheritsDocs: true);
+    when.AppendLine("public sealed partial class BocRuntime");
+    when.AppendLine("{");
+    EmitForms(when, shape, isStatic: false);
+    when.AppendLine("}");
+    when.AppendLine();
+    when.AppendLine("public static partial class Behaviours");
+    when.AppendLine("{");
+    EmitForms(when, shape, isStatic: true);
+    when.AppendLine("}");
+    when.AppendLine();
+    when.AppendLine("public sealed partial class BocBatch");
+    when.AppendLine("{");
+    foreach (Kind kind in Enum.GetValues<Kind>())
+    {
+        EmitBatchEntryPoint(when, shape, kind, withState: false);
+        EmitBatchEntryPoint(when, shape, kind, withState: true);
+    }
+
+    when.AppendLine("}");
+    Write($"When.{shape.Name}.g.cs", when);
+
+    var kinds = new StringBuilder();
+    Header(kinds);
+    foreach (BodyClass body in Enum.GetValues<BodyClass>())
+    {
+        EmitBehaviourClass(kinds, shape, body);
+    }
+
+    Write($"Kinds.{shape.Name}.g.cs", kinds);
+}
+
+File.WriteAllText(Path.Combine(outDir, DocText.FileName), DocText.Render().ReplaceLineEndings("\n"));
+Console.WriteLine($"wrote {Path.GetRelativePath(root, Path.Combine(outDir, DocText.FileName))}");
+return 0;
+
+// One shape's forms on BocRuntime (isStatic false) or Behaviours (true): When/WhenAsync, then TryWhen.
+void EmitForms(StringBuilder sb, Shape shape, bool isStatic)
 {
     foreach (Kind kind in Enum.GetValues<Kind>())
     {
@@ -68,28 +109,17 @@ foreach (Shape shape in shapes)
             bool[] tokens = kind is Kind.Fire or Kind.FireAsync ? [false] : [false, true];
             foreach (bool withToken in tokens)
             {
-                EmitEntryPoint(runtime, shape, kind, withState, withToken, isStatic: false);
-                EmitEntryPoint(statics, shape, kind, withState, withToken, isStatic: true);
+                EmitEntryPoint(sb, shape, kind, withState, withToken, isStatic);
             }
         }
     }
 
-    foreach (BodyClass body in Enum.GetValues<BodyClass>())
+    foreach (Kind kind in new[] { Kind.Fire, Kind.FireAsync })
     {
-        EmitBehaviourClass(kinds, shape, body);
+        EmitTryWhen(sb, shape, kind, withState: false, isStatic);
+        EmitTryWhen(sb, shape, kind, withState: true, isStatic);
     }
-
-    EmitTryWhenForms(runtime, statics, shape);
 }
-
-runtime.AppendLine("}");
-statics.AppendLine("}");
-
-Write("BocRuntime.When.g.cs", runtime);
-Write("Behaviours.When.g.cs", statics);
-Write("BehaviourKinds.g.cs", kinds);
-EmitBatchFile(shapes);
-return 0;
 
 void Write(string name, StringBuilder text)
 {
@@ -104,12 +134,20 @@ static bool Appendable(Shape shape, Kind kind) => kind == Kind.Fire && shape.Sin
 
 static string AppendableSpawn(Shape shape) => shape.Singles == 1 ? "SpawnOne" : "SpawnPair";
 
-static void Header(StringBuilder sb)
+static void Header(StringBuilder sb, bool inheritsDocs = false)
 {
     sb.AppendLine("// <auto-generated>");
     sb.AppendLine("// Generated by eng/GenerateWhen.cs. Do not edit: change the generator and run `dotnet run eng/GenerateWhen.cs`.");
     sb.AppendLine("// </auto-generated>");
     sb.AppendLine("#nullable enable");
+    if (inheritsDocs)
+    {
+        // A form with a state or a token documents only what it adds and inherits the rest of its docs from the form
+        // without them (<inheritdoc cref path>), which the compiler does not expand when it checks that every
+        // parameter is documented; documentation tools and the IDE do.
+        sb.AppendLine("#pragma warning disable CS1573, CS1712");
+    }
+
     sb.AppendLine();
     sb.AppendLine("using System.Runtime.CompilerServices;");
     sb.AppendLine();
@@ -151,9 +189,17 @@ static void EmitForwardToDefault(StringBuilder sb, Shape shape, string name, boo
     sb.AppendLine();
 }
 
-// Opens an instance form's body with its argument checks: each single cown, the dynamic set (snapshotted), the body.
-// The type parameter, parameter and return docs of a spawn form (the runtime's, the static ones, a batch's).
-static void EmitParameterDocs(StringBuilder sb, Shape shape, Kind kind, bool withState, bool result, bool withToken)
+// The constraints of a generic form or class, on one line (every cown's state type is a reference type).
+static void EmitConstraints(StringBuilder sb, Shape shape, string indent)
+{
+    if (shape.StateTypes.Any())
+    {
+        sb.AppendLine(indent + string.Join(" ", shape.StateTypes.Select(t => $"where {t} : class")));
+    }
+}
+
+// The type parameter and parameter docs of a spawn form's cowns (the runtime's base forms, TryWhen's).
+static void EmitCownDocs(StringBuilder sb, Shape shape)
 {
     foreach (string t in shape.StateTypes)
     {
@@ -161,47 +207,68 @@ static void EmitParameterDocs(StringBuilder sb, Shape shape, Kind kind, bool wit
             ? "    /// <typeparam name=\"TElement\">The state type of the cowns in <paramref name=\"cowns\"/>.</typeparam>"
             : $"    /// <typeparam name=\"{t}\">The state type of <paramref name=\"c{t[1..]}\"/>.</typeparam>");
     }
+}
 
-    if (withState)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
-    }
-
-    if (result)
-    {
-        sb.AppendLine("    /// <typeparam name=\"TResult\">The type of the body's result.</typeparam>");
-    }
-
+static void EmitCownParameterDocs(StringBuilder sb, Shape shape)
+{
     for (int i = 1; i <= shape.Singles; i++)
     {
-        sb.AppendLine($"    /// <param name=\"c{i}\">A cown to acquire (or <see cref=\"Cown.Read{{T}}(Cown{{T}})\"/> of one, to only read it).</param>");
+        sb.AppendLine($"    /// <param name=\"c{i}\">{DocText.Para("param-cown", "A cown to acquire (or <see cref=\"Cown.Read{T}(Cown{T})\"/> of one, to only read it).")}</param>");
     }
 
     if (shape.Dynamic)
     {
-        sb.AppendLine("    /// <param name=\"cowns\">More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.</param>");
-    }
-
-    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState)}</param>");
-    if (withState)
-    {
-        sb.AppendLine("    /// <param name=\"state\">A value handed to the body as its last argument.</param>");
-    }
-
-    if (withToken)
-    {
-        sb.AppendLine("    /// <param name=\"cancellationToken\">Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.</param>");
-    }
-
-    if (kind is Kind.Completion or Kind.CompletionAsync)
-    {
-        sb.AppendLine("    /// <returns>An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.</returns>");
-    }
-    else if (result)
-    {
-        sb.AppendLine("    /// <returns>An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.</returns>");
+        sb.AppendLine($"    /// <param name=\"cowns\">{DocText.Para("param-cowns", "More cowns to acquire; the list is copied before this method returns, and the body receives their states in the same order.")}</param>");
     }
 }
+
+// The docs a form with state adds to those it inherits: the state's type, the body (which also receives the state),
+// and the state, whose text says why to pass one (runtime forms) or only what it is (batch forms).
+static void EmitStateDocs(StringBuilder sb, Shape shape, Kind kind, bool batch)
+{
+    sb.AppendLine("    /// <typeparam name=\"TState\">The type of <paramref name=\"state\"/>.</typeparam>");
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState: true)}</param>");
+    sb.AppendLine(batch
+        ? $"    /// <param name=\"state\">{DocText.Para("param-state-batch", "A value handed to the body as its last argument; passing what the body needs through it to a <c>static</c> lambda avoids a closure.")}</param>"
+        : $"    /// <param name=\"state\">{DocText.Para("param-state", "A value handed to the body as its last argument. Passing what the body needs through it to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.")}</param>");
+}
+
+// The exceptions of a spawn form, a TryWhen form or a batch form (one set per shape family, written once).
+static string Exceptions(Shape shape, string form)
+{
+    string family = shape.Dynamic ? "set" : shape.Singles == 0 ? "none" : "cowns";
+    string nulls = shape.Dynamic
+        ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null"
+        : shape.Singles == 0 ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
+    string nothingAdded = form == "batch" ? "; nothing is added" : "";
+    var elements = new List<string> { $"<exception cref=\"ArgumentNullException\">{nulls}{nothingAdded}.</exception>" };
+    if (shape.Dynamic)
+    {
+        elements.Add($"<exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all{nothingAdded}.</exception>");
+    }
+
+    if (form == "batch")
+    {
+        elements.Add("<exception cref=\"InvalidOperationException\">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>");
+        return DocText.Elements($"exceptions-batch-{family}", elements);
+    }
+
+    elements.Add("<exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+    if (form != "try")
+    {
+        string waitMode = form == "token"
+            ? "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead, or until <paramref name=\"cancellationToken\"/> is canceled."
+            : "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.";
+        elements.Add($"<exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. {waitMode}</exception>");
+    }
+
+    return DocText.Elements($"exceptions-{form}-{family}", elements);
+}
+
+// What a form's awaitable completes with (awaitable kinds only).
+static string ReturnsDoc(Kind kind) => kind is Kind.Completion or Kind.CompletionAsync
+    ? DocText.Para("returns-completion", "An awaitable that completes when the behaviour has finished and released its cowns, or fails with the body's exception. Await it once.")
+    : DocText.Para("returns-result", "An awaitable that completes with the body's result once the behaviour has released its cowns, or fails with the body's exception. Await it once.");
 
 // The parts of a spawn form's signature that the runtime's forms and a batch's share.
 static (bool Result, bool Awaitable, string Name, string Generic, string BodyType, string ReturnType, List<string> Parameters) Signature(
@@ -249,8 +316,8 @@ static void EmitArgumentChecks(StringBuilder sb, Shape shape)
     sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
     if (shape.Dynamic)
     {
-        // Copied and checked into the thread's scratch before anything is admitted or rented (StageCowns).
-        sb.AppendLine($"        Span<IAcquirable<TElement>> list = StageCowns(cowns, {shape.Singles});");
+        // Copied and checked into the thread's scratch before anything is admitted or rented (CownSets.Stage).
+        sb.AppendLine($"        Span<IAcquirable<TElement>> list = CownSets.Stage(cowns, {shape.Singles});");
     }
 }
 
@@ -275,10 +342,7 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
 
     string modifiers = isStatic ? "public static" : "public";
     sb.AppendLine($"    {modifiers} {returnType} {name}{generic}({string.Join(", ", parameters)})");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine($"        where {t} : class");
-    }
+    EmitConstraints(sb, shape, "        ");
 
     if (isStatic)
     {
@@ -345,61 +409,87 @@ void EmitEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState, bo
     sb.AppendLine();
 }
 
-// The XML docs of a runtime form; the static form inherits them (and a batch form its parameters).
+// The XML docs of a runtime form; the static form inherits them (and a batch form its parameters). The base form (no
+// state, no token) has them whole; a form with a state or a token inherits the base form's and adds or replaces what
+// differs, so a shape's text is written once, and the text every shape shares once (When.docs.xml).
 static void EmitEntryPointDocs(StringBuilder sb, Shape shape, Kind kind, bool withState, bool withToken, bool result)
 {
+    if (withState || withToken)
+    {
+        (_, _, string baseName, string baseGeneric, _, _, List<string> baseParameters) = Signature(shape, kind, withState: false);
+        var replaced = new List<string>();
+        if (withToken)
+        {
+            replaced.Add("self::remarks or self::exception");
+        }
+
+        if (withState)
+        {
+            replaced.Add("self::param[@name='body']");
+        }
+
+        sb.AppendLine(InheritDocFromRuntime(baseName, baseGeneric, baseParameters, $"/*[not({string.Join(" or ", replaced)})]"));
+        if (withToken)
+        {
+            sb.AppendLine("    /// <remarks>");
+            EmitRemarkParagraphs(sb, shape, kind);
+            sb.AppendLine($"    /// {DocText.Para("remarks-token", "Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> as soon as the cancellation is processed, whoever holds its cowns. Its place in each cown's queue is then passed on in order (behaviours behind it wait no longer than they would without it), and it counts as pending until every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref=\"BocFullMode.Wait\"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.")}");
+            sb.AppendLine("    /// </remarks>");
+        }
+
+        if (withState)
+        {
+            EmitStateDocs(sb, shape, kind, batch: false);
+        }
+
+        if (withToken)
+        {
+            sb.AppendLine($"    /// <param name=\"cancellationToken\">{DocText.Para("param-token", "Withdraws the behaviour if canceled before it holds all its cowns; afterwards it is only visible to the body.")}</param>");
+            sb.AppendLine($"    /// {Exceptions(shape, "token")}");
+        }
+
+        return;
+    }
+
     sb.AppendLine("    /// <summary>");
     sb.AppendLine($"    /// {Summary(shape, kind)}");
     sb.AppendLine("    /// </summary>");
     sb.AppendLine("    /// <remarks>");
-    sb.AppendLine($"    /// {Remarks(shape, kind)}");
-    if (withState)
+    EmitRemarkParagraphs(sb, shape, kind);
+    if (kind is not (Kind.Fire or Kind.FireAsync))
     {
-        sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure: with a behaviour object reused from the runtime's pool, such a spawn allocates nothing in steady state.");
-    }
-
-    if (!withToken && kind is not (Kind.Fire or Kind.FireAsync))
-    {
-        // Inline runs (src/Boc/Protocol/Behaviour.Inline.cs).
-        sb.AppendLine("    /// Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref=\"BocRuntimeOptions.WorkerCount\"/> never runs bodies inline.");
-    }
-
-    if (withToken)
-    {
-        sb.AppendLine("    /// Cancelling <paramref name=\"cancellationToken\"/> before the behaviour holds all its cowns withdraws it: the body never runs, its place in each cown's queue is passed on in order (behaviours behind it wait no longer than they would without it), and the awaitable completes as canceled with a <see cref=\"BehaviourWithdrawnException\"/> once every cown it was queued on has let it through. Cancelling after the body started reaches only the body (see <see cref=\"Behaviours.CurrentCancellationToken\"/>); the cowns stay held until it ends. A token that is canceled already, or that is canceled while the call waits for room on a full runtime (<see cref=\"BocFullMode.Wait\"/>), returns an awaitable that is canceled, and nothing is enqueued or counted.");
+        // Inline runs (src/Boc/Protocol/Behaviour.Inline.cs); never for the forms with a token.
+        sb.AppendLine($"    /// {DocText.Para("remarks-inline", "Called from outside the runtime (not in a body, not on one of its workers), on a thread with no synchronization context or custom task scheduler, when nothing holds or waits for its cowns, it runs the body at once on the calling thread instead (an inline run, as a lock's fast path would), in a clean execution context, and the awaitable is complete when this method returns. A runtime with a fixed <see cref=\"BocRuntimeOptions.WorkerCount\"/> never runs bodies inline.")}");
     }
 
     sb.AppendLine("    /// </remarks>");
-    EmitParameterDocs(sb, shape, kind, withState, result, withToken);
-
-    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
-    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
-    if (shape.Dynamic)
+    EmitCownDocs(sb, shape);
+    if (result)
     {
-        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
+        sb.AppendLine("    /// <typeparam name=\"TResult\">The type of the body's result.</typeparam>");
     }
 
-    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
-    string waitMode = withToken
-        ? "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead, or until <paramref name=\"cancellationToken\"/> is canceled."
-        : "In <see cref=\"BocFullMode.Wait\"/> mode the call blocks until there is room instead.";
-    sb.AppendLine($"    /// <exception cref=\"BocRuntimeFullException\">Called from outside the runtime while it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending, with <see cref=\"BocRuntimeOptions.FullMode\"/> <see cref=\"BocFullMode.Throw\"/>; nothing was enqueued. {waitMode}</exception>");
+    EmitCownParameterDocs(sb, shape);
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState: false)}</param>");
+    if (kind is not (Kind.Fire or Kind.FireAsync))
+    {
+        sb.AppendLine($"    /// <returns>{ReturnsDoc(kind)}</returns>");
+    }
+
+    sb.AppendLine($"    /// {Exceptions(shape, "spawn")}");
+}
+
+// The paragraphs every spawn form's remarks open with: when the behaviour runs, and what a throwing body does.
+static void EmitRemarkParagraphs(StringBuilder sb, Shape shape, Kind kind)
+{
+    (string id, string text) = Remarks(shape);
+    sb.AppendLine($"    /// {DocText.Para(id, text)}");
+    (id, text) = Errors(shape, kind);
+    sb.AppendLine($"    /// {DocText.Para(id, text)}");
 }
 
 // ---- TryWhen: the fire-and-forget forms that return false instead of waiting or throwing when the runtime is full
 // (BocRuntimeOptions.MaxPendingBehaviours). Self-contained, so that other changes to EmitEntryPoint merge cleanly.
-
-void EmitTryWhenForms(StringBuilder instance, StringBuilder statics, Shape shape)
-{
-    foreach (Kind kind in new[] { Kind.Fire, Kind.FireAsync })
-    {
-        foreach (bool withState in new[] { false, true })
-        {
-            EmitTryWhen(instance, shape, kind, withState, isStatic: false);
-            EmitTryWhen(statics, shape, kind, withState, isStatic: true);
-        }
-    }
-}
 
 void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool isStatic)
 {
@@ -427,10 +517,7 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     }
 
     sb.AppendLine($"    {(isStatic ? "public static" : "public")} bool TryWhen{generic}({string.Join(", ", parameters)})");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine($"        where {t} : class");
-    }
+    EmitConstraints(sb, shape, "        ");
 
     if (isStatic)
     {
@@ -490,93 +577,67 @@ void EmitTryWhen(StringBuilder sb, Shape shape, Kind kind, bool withState, bool 
     sb.AppendLine();
 }
 
-// The XML docs of a runtime TryWhen form; the static form inherits them.
-static void EmitTryWhenDocs(StringBuilder sb, Shape shape, Kind kind, bool withState)
+// The XML docs of a runtime TryWhen form; the static form inherits them. A form with state inherits the form
+// without it, as the spawn forms do.
+void EmitTryWhenDocs(StringBuilder sb, Shape shape, Kind kind, bool withState)
 {
-    sb.AppendLine("    /// <summary>");
-    sb.AppendLine("    /// Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.");
-    sb.AppendLine("    /// </summary>");
-    sb.AppendLine("    /// <remarks>");
-    sb.AppendLine("    /// The runtime is full when it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref=\"BocRuntimeOptions.FullMode\"/> says; to wait without blocking, <c>await</c> <see cref=\"BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)\"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.");
-    sb.AppendLine("    /// </remarks>");
-    EmitParameterDocs(sb, shape, kind, withState, result: false, withToken: false);
-    sb.AppendLine("    /// <returns>True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.</returns>");
-    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
-    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}.</exception>");
-    if (shape.Dynamic)
+    if (withState)
     {
-        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all.</exception>");
+        string generic = shape.StateTypes.Any() ? $"<{string.Join(", ", shape.StateTypes)}>" : "";
+        var parameters = new List<string>(shape.CownParameters) { $"{BodyType(shape, kind, null)} body" };
+        sb.AppendLine(InheritDocFromRuntime("TryWhen", generic, parameters, "/*[not(self::param[@name='body'])]"));
+        EmitStateDocs(sb, shape, kind, batch: false);
+        return;
     }
 
-    sb.AppendLine("    /// <exception cref=\"ObjectDisposedException\">The runtime has been disposed.</exception>");
+    sb.AppendLine($"    /// <summary>{DocText.Para("try-summary", "Spawns a behaviour like <c>When</c> with the same arguments, unless the runtime is full: then it returns false and enqueues nothing.")}</summary>");
+    sb.AppendLine($"    /// <remarks>{DocText.Para("try-remarks", "The runtime is full when it has <see cref=\"BocRuntimeOptions.MaxPendingBehaviours\"/> behaviours pending and the caller is outside it (not in a behaviour's body, nor on one of its workers). This method never waits and never throws for a full runtime, whatever <see cref=\"BocRuntimeOptions.FullMode\"/> says; to wait without blocking, <c>await</c> <see cref=\"BocRuntime.WaitForRoomAsync(System.Threading.CancellationToken)\"/> and try again. Without a bound, or from inside a body, it always spawns and returns true.")}</remarks>");
+    EmitCownDocs(sb, shape);
+    EmitCownParameterDocs(sb, shape);
+    sb.AppendLine($"    /// <param name=\"body\">{BodyDoc(shape, kind, withState: false)}</param>");
+    sb.AppendLine($"    /// <returns>{DocText.Para("returns-try", "True if the behaviour was spawned; false if the runtime was full, and nothing was enqueued.")}</returns>");
+    sb.AppendLine($"    /// {Exceptions(shape, "try")}");
 }
 
 // ---- BocBatch: the When/WhenAsync forms of the atomic-batch builder (runtime.Batch(b => …)). They take the runtime
 // forms' arguments (no CancellationToken: see Protocol/Behaviour.Batch.cs) and record the behaviour instead of spawning
 // it. Self-contained, so that other changes to EmitEntryPoint merge cleanly.
 
-void EmitBatchFile(List<Shape> batchShapes)
-{
-    var sb = new StringBuilder();
-    Header(sb);
-    sb.AppendLine("public sealed partial class BocBatch");
-    sb.AppendLine("{");
-    foreach (Shape shape in batchShapes)
-    {
-        foreach (Kind kind in Enum.GetValues<Kind>())
-        {
-            EmitBatchEntryPoint(sb, shape, kind, withState: false);
-            EmitBatchEntryPoint(sb, shape, kind, withState: true);
-        }
-    }
-
-    sb.AppendLine("}");
-    Write("BocBatch.When.g.cs", sb);
-}
-
 void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withState)
 {
     (bool result, bool awaitable, string name, string generic, string bodyType, string returnType, List<string> parameters) =
         Signature(shape, kind, withState);
 
-    string like = $"<see cref=\"{RuntimeCref(name, generic, parameters)}\"/>";
-    sb.AppendLine("    /// <summary>");
-    sb.AppendLine($"    /// Adds to the batch a behaviour {Summary(shape, kind)["Spawns a behaviour ".Length..]}");
-    sb.AppendLine("    /// </summary>");
-    sb.AppendLine("    /// <remarks>");
-    sb.AppendLine($"    /// It takes the arguments of {like}. Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref=\"BocRuntime.Batch(Action{{BocBatch}})\"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.");
-    if (kind is Kind.Fire or Kind.FireAsync)
+    if (withState)
     {
-        sb.AppendLine("    /// If the body throws, the exception goes to the runtime's <see cref=\"BocRuntimeOptions.UnhandledExceptionHandler\"/> (or, without one, to the next <see cref=\"BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)\"/>).");
+        // As on the runtime: the form with state inherits the batch's form without it, and adds the state's docs.
+        (_, _, _, string baseGeneric, _, _, List<string> baseParameters) = Signature(shape, kind, withState: false);
+        string baseCref = RuntimeCref(name, baseGeneric, baseParameters)["BocRuntime.".Length..];
+        sb.AppendLine($"    /// <inheritdoc cref=\"{baseCref}\" path=\"/*[not(self::param[@name='body'])]\"/>");
+        EmitStateDocs(sb, shape, kind, batch: true);
     }
     else
     {
-        sb.AppendLine("    /// If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.");
+        string like = $"<see cref=\"{RuntimeCref(name, generic, parameters)}\"/>";
+        sb.AppendLine("    /// <summary>");
+        sb.AppendLine($"    /// Adds to the batch a behaviour {Summary(shape, kind)["Spawns a behaviour ".Length..]}");
+        sb.AppendLine("    /// </summary>");
+        sb.AppendLine("    /// <remarks>");
+        sb.AppendLine($"    /// It takes the arguments of {like}.");
+        sb.AppendLine($"    /// {DocText.Para("batch-remarks", "Nothing is enqueued yet: the batch enqueues all its behaviours together when the delegate passed to <see cref=\"BocRuntime.Batch(Action{BocBatch})\"/> returns, in the order they were added, with no other behaviour between two of them on a cown they share. Once enqueued, the behaviour is like one spawned by the runtime's form.")}");
+        sb.AppendLine(kind is Kind.Fire or Kind.FireAsync
+            ? $"    /// {DocText.Para("batch-errors-fire", "If the body throws, the exception goes to the runtime's <see cref=\"BocRuntimeOptions.UnhandledExceptionHandler\"/> (or, without one, to the next <see cref=\"BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)\"/>).")}"
+            : $"    /// {DocText.Para("batch-errors-awaited", "If the body throws, the awaitable fails with the exception. If the batch is not enqueued (its delegate throws, or the runtime refuses it), the awaitable completes as canceled.")}");
+        sb.AppendLine("    /// </remarks>");
+
+        // The parameters and the awaitable mean what they mean on the runtime's form; the summary, remarks and exceptions
+        // differ (recorded, not enqueued; no token; a closed batch throws).
+        sb.AppendLine(InheritDocFromRuntime(name, generic, parameters, path: "/*[self::typeparam or self::param or self::returns]"));
+        sb.AppendLine($"    /// {Exceptions(shape, "batch")}");
     }
 
-    if (withState)
-    {
-        sb.AppendLine("    /// Passing what the body needs through <paramref name=\"state\"/> to a <c>static</c> lambda avoids a closure.");
-    }
-
-    sb.AppendLine("    /// </remarks>");
-    // The parameters and the awaitable mean what they mean on the runtime's form; the summary, remarks and exceptions
-    // differ (recorded, not enqueued; no token; a closed batch throws).
-    sb.AppendLine(InheritDocFromRuntime(name, generic, parameters, path: "/*[self::typeparam or self::param or self::returns]"));
-
-    string nulls = shape.Singles == 0 && !shape.Dynamic ? "<paramref name=\"body\"/> is null" : "a cown or <paramref name=\"body\"/> is null";
-    sb.AppendLine($"    /// <exception cref=\"ArgumentNullException\">{(shape.Dynamic ? "<paramref name=\"cowns\"/>, a single cown, or <paramref name=\"body\"/> is null" : nulls)}; nothing is added.</exception>");
-    if (shape.Dynamic)
-    {
-        sb.AppendLine("    /// <exception cref=\"ArgumentException\"><paramref name=\"cowns\"/> contains null, or more than <see cref=\"BocRuntime.MaxCownsPerBehaviour\"/> cowns are requested in all; nothing is added.</exception>");
-    }
-
-    sb.AppendLine("    /// <exception cref=\"InvalidOperationException\">The batch was already spawned or abandoned (its <c>Batch</c> call has returned or thrown).</exception>");
     sb.AppendLine($"    public {returnType} {name}{generic}({string.Join(", ", parameters)})");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine($"        where {t} : class");
-    }
+    EmitConstraints(sb, shape, "        ");
 
     sb.AppendLine("    {");
     sb.AppendLine("        ThrowIfClosed();");
@@ -587,7 +648,7 @@ void EmitBatchEntryPoint(StringBuilder sb, Shape shape, Kind kind, bool withStat
 
     if (shape.Dynamic)
     {
-        sb.AppendLine($"        IAcquirable<TElement>[] list = BocRuntime.SnapshotCowns(cowns, {shape.Singles});");
+        sb.AppendLine($"        IAcquirable<TElement>[] list = CownSets.Snapshot(cowns, {shape.Singles});");
     }
 
     sb.AppendLine("        ArgumentNullException.ThrowIfNull(body);");
@@ -636,10 +697,7 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
     };
 
     sb.AppendLine($"internal sealed class {cls} : {baseClass}");
-    foreach (string t in shape.StateTypes)
-    {
-        sb.AppendLine($"    where {t} : class");
-    }
+    EmitConstraints(sb, shape, "    ");
 
     sb.AppendLine("{");
 
@@ -735,6 +793,10 @@ void EmitBehaviourClass(StringBuilder sb, Shape shape, BodyClass body)
 
     callArgs.Add("_state!");
     string call = $"_body!({string.Join(", ", callArgs)})";
+    sb.AppendLine("    internal override Delegate? Body => _body;");
+    sb.AppendLine();
+    sb.AppendLine("    internal override Delegate? StateAsDelegate => _state as Delegate;");
+    sb.AppendLine();
     sb.AppendLine("    protected override Task? InvokeBody()");
     sb.AppendLine("    {");
     switch (body)
@@ -874,32 +936,94 @@ static string Summary(Shape shape, Kind kind)
     };
 }
 
-static string Remarks(Shape shape, Kind kind)
+// When a spawned behaviour runs (the first paragraph of every spawn form's remarks).
+static (string Id, string Text) Remarks(Shape shape) => shape.Singles == 0 && !shape.Dynamic
+    ? ("remarks-no-cown", "The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours.")
+    : ("remarks-cowns", "The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once.");
+
+// What a throwing body does (the second paragraph).
+static (string Id, string Text) Errors(Shape shape, Kind kind)
 {
-    string common = shape.Singles == 0 && !shape.Dynamic
-        ? "The behaviour is accepted before this method returns and runs later, on a worker, in no particular order with other behaviours."
-        : "The behaviour is enqueued on every cown before this method returns, and runs later, on a worker. It runs after every behaviour spawned earlier that shares a cown with it (unless both only read that cown), and has exclusive access to its cowns (shared, for read-only ones) until the body finishes. A cown listed twice is acquired once.";
-    string released = shape.Singles == 0 && !shape.Dynamic ? "" : "the cowns are still released and ";
-    string errors = kind is Kind.Fire or Kind.FireAsync
-        ? $" If the body throws, {released}the exception goes to the runtime's <see cref=\"BocRuntimeOptions.UnhandledExceptionHandler\"/> (or, without one, to the next <see cref=\"BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)\"/>)."
-        : $" If the body throws, {released}the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.";
-    return common + errors;
+    bool cowns = shape.Singles > 0 || shape.Dynamic;
+    string released = cowns ? "the cowns are still released, keeping what the body wrote to them before it threw (in process, writes are not rolled back), and " : "";
+    return kind is Kind.Fire or Kind.FireAsync
+        ? ($"errors-fire{(cowns ? "" : "-no-cown")}", $"If the body throws, {released}the exception goes to the runtime's <see cref=\"BocRuntimeOptions.UnhandledExceptionHandler\"/> (or, without one, to the next <see cref=\"BocRuntime.WaitForQuiescenceAsync(System.Threading.CancellationToken)\"/>).")
+        : ($"errors-awaited{(cowns ? "" : "-no-cown")}", $"If the body throws, {released}the awaitable fails with the exception. Continuations of the awaitable never run on the releasing thread.");
 }
 
+// The body parameter's doc (an include of the text for this shape family, kind and state).
 static string BodyDoc(Shape shape, Kind kind, bool withState)
 {
-    string receives = shape.Singles == 0 && !shape.Dynamic
+    bool cowns = shape.Singles > 0 || shape.Dynamic;
+    bool holds = cowns && kind is Kind.FireAsync or Kind.CompletionAsync or Kind.AsyncResult;
+    string receives = !cowns
         ? (withState ? "The body; it receives <paramref name=\"state\"/>." : "The body.")
         : (withState ? "The body; it receives the acquired states, in argument order, then <paramref name=\"state\"/>." : "The body; it receives the acquired states, in argument order.");
-    return kind switch
+    string id = $"body{(cowns ? "" : "-no-cown")}{(withState ? "-state" : "")}{(holds ? "-async" : "")}";
+    return DocText.Para(id, holds ? receives + " The cowns stay acquired until the returned task completes." : receives);
+}
+
+// The doc text that many forms share, each piece written once (When.docs.xml) and included where it is used: a
+// paragraph (<para>) inside an element, or a set of whole elements (the exceptions) at the top of a form's docs.
+internal static class DocText
+{
+    public const string FileName = "When.docs.xml";
+
+    private static readonly List<(string Id, string Xml)> s_entries = [];
+    private static readonly Dictionary<string, string> s_byId = [];
+
+    /// <summary>Registers a paragraph; returns the include that brings it in.</summary>
+    public static string Para(string id, string text)
     {
-        Kind.FireAsync or Kind.CompletionAsync or Kind.AsyncResult when shape.Singles > 0 || shape.Dynamic => receives + " The cowns stay acquired until the returned task completes.",
-        _ => receives,
-    };
+        Register(id, $"<para id=\"{id}\">{text}</para>");
+        return $"<include file=\"{FileName}\" path=\"docs/para[@id='{id}']\"/>";
+    }
+
+    /// <summary>Registers a set of elements; returns the include that brings them in, at the top of a member's docs.</summary>
+    public static string Elements(string id, List<string> elements)
+    {
+        Register(id, $"<set id=\"{id}\">\n    {string.Join("\n    ", elements)}\n  </set>");
+        return $"<include file=\"{FileName}\" path=\"docs/set[@id='{id}']/*\"/>";
+    }
+
+    public static string Render()
+    {
+        var sb = new StringBuilder();
+        sb.AppendLine("<?xml version=\"1.0\" encoding=\"utf-8\"?>");
+        sb.AppendLine("<!-- Generated by eng/GenerateWhen.cs. Do not edit: change the generator and run `dotnet run eng/GenerateWhen.cs`. -->");
+        sb.AppendLine("<!-- The doc text the generated When forms share, each piece once; the forms include it (<include file=\"When.docs.xml\" .../>). -->");
+        sb.AppendLine("<docs>");
+        foreach ((_, string xml) in s_entries)
+        {
+            sb.AppendLine($"  {xml}");
+        }
+
+        sb.AppendLine("</docs>");
+        return sb.ToString();
+    }
+
+    private static void Register(string id, string xml)
+    {
+        if (s_byId.TryGetValue(id, out string? known))
+        {
+            if (known != xml)
+            {
+                throw new InvalidOperationException($"Two different texts for the doc piece '{id}'.");
+            }
+
+            return;
+        }
+
+        s_byId[id] = xml;
+        s_entries.Add((id, xml));
+    }
 }
 
 internal sealed record Shape(int Singles, bool Dynamic)
 {
+    /// <summary>The shape's name in file names: Arity0..Arity8, or Set0..Set2 (a dynamic set after that many single cowns).</summary>
+    public string Name => Dynamic ? $"Set{Singles}" : $"Arity{Singles}";
+
     public IEnumerable<string> StateTypes
     {
         get

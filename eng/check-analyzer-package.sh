@@ -31,6 +31,9 @@ testing_frameworks="$(dotnet msbuild "$repo/src/Boc.Testing/Boc.Testing.csproj" 
 [ -n "$testing_frameworks" ] || testing_frameworks="$(dotnet msbuild "$repo/src/Boc.Testing/Boc.Testing.csproj" -getProperty:TargetFramework)"
 dotnet pack "$repo/src/Boc.Testing/Boc.Testing.csproj" -c Release --no-build -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
   || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack of the testing package failed" >&2; exit 1; }
+orleans_id="$(dotnet msbuild "$repo/src/Boc.Orleans/Boc.Orleans.csproj" -getProperty:PackageId)"
+dotnet pack "$repo/src/Boc.Orleans/Boc.Orleans.csproj" -c Release --no-build -o "$work/feed" -p:Version="$version" --nologo >>"$work/pack.log" 2>&1 \
+  || { cat "$work/pack.log"; echo "check-analyzer-package: dotnet pack of the Orleans package failed" >&2; exit 1; }
 # Boc.Testing uses the runtime's internals: it must depend on exactly the runtime it was built with.
 testing_nuspec="$(unzip -p "$work/feed/$testing_id.$version.nupkg" "$testing_id.nuspec")"
 for needle in "<dependency id=\"$id\" version=\"[$version]\"" '<license type="expression">MIT</license>' '<readme>testing.md</readme>'; do
@@ -125,7 +128,7 @@ build_consumer hosted-app "$hosting_id" '
 using Boc;
 using Microsoft.Extensions.DependencyInjection;
 
-Func<IServiceCollection, Action<BocRuntimeOptions>?, IServiceCollection> addBoc = BocServiceCollectionExtensions.AddBoc;
+Func<IServiceCollection, Action<BocRuntimeOptions>, IServiceCollection> addBoc = BocServiceCollectionExtensions.AddBoc;
 await using var runtime = new BocRuntime();
 var src = new Cown<Account>(new Account());
 var dst = new Cown<Account>(new Account());
@@ -152,3 +155,39 @@ internal sealed class Account
 {
     public long Balance { get; set; }
 }' "$testing_frameworks"
+
+# Every install line of the documentation works as written: each `dotnet add package` line of a tracked Markdown file
+# (a trailing `# comment` dropped) runs, word for word, in a throw-away console project whose sources are the machine's
+# and the packed feed. The packages are prereleases, so a line without --prerelease fails here as it fails for a user;
+# so does a wrong package id.
+installs="$work/installs"
+mkdir -p "$installs"
+cp "$work/app/nuget.config" "$installs/nuget.config"
+cat >"$installs/Install.csproj" <<XML
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>net10.0</TargetFramework>
+  </PropertyGroup>
+</Project>
+XML
+echo 'Console.WriteLine();' >"$installs/Program.cs"
+mapfile -t lines < <(cd "$repo" && git ls-files -z '*.md' | xargs -0 grep -h '^dotnet add package ' | sed 's/[[:space:]]*#.*$//' | sort -u)
+[ "${#lines[@]}" -gt 0 ] || { echo "check-analyzer-package: no 'dotnet add package' line found in the documentation" >&2; exit 1; }
+for line in "${lines[@]}"; do
+  read -r -a words <<<"$line"
+  for word in "${words[@]}"; do
+    [[ "$word" =~ ^[A-Za-z0-9._-]+$ ]] || { echo "check-analyzer-package: unexpected word '$word' in the install line: $line" >&2; exit 1; }
+  done
+  set +e
+  (cd "$installs" && NUGET_PACKAGES="$work/packages" "${words[@]}" 2>&1) >"$installs/add.log"
+  status=$?
+  set -e
+  if [ "$status" -ne 0 ]; then
+    cat "$installs/add.log"
+    echo "check-analyzer-package: the documented install line fails as written (exit $status): $line" >&2
+    (cd "$repo" && git grep -n -F "$line" -- '*.md') >&2 || true
+    exit 1
+  fi
+  echo "check-analyzer-package: OK, $line"
+done

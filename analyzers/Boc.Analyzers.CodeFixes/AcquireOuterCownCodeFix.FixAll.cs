@@ -45,10 +45,9 @@ public sealed partial class AcquireOuterCownCodeFix
                 break;
             }
 
-            SemanticModel? model = await current.GetSemanticModelAsync(cancellationToken).ConfigureAwait(false);
-            FixPlan? plan = model is not null && BocTypes.Create(model.Compilation) is { } types
-                ? Plan(node, model, types, MutabilityFor(current, types, model), cancellationToken)
-                : null;
+            // The project's shareable-types configuration decides what the analysis calls mutable (see FixInputs).
+            FixInputs? inputs = await FixInputs.GetAsync(current, cancellationToken).ConfigureAwait(false);
+            FixPlan? plan = inputs is not null ? Plan(node, inputs.Model, inputs.Types, inputs.Mutability, cancellationToken) : null;
             SyntaxNode next = plan is null ? currentRoot : Apply(currentRoot, plan);
             // The fix replaces the marked use; if it did not (or there was no fix), unmark it so the next step moves on.
             if (next.GetAnnotatedNodes(s_pending).Count() >= currentRoot.GetAnnotatedNodes(s_pending).Count())
@@ -63,8 +62,4 @@ public sealed partial class AcquireOuterCownCodeFix
         SyntaxNode finalRoot = (await current.GetSyntaxRootAsync(cancellationToken).ConfigureAwait(false))!;
         return current.WithSyntaxRoot(finalRoot.ReplaceNodes(finalRoot.GetAnnotatedNodes(s_pending), (_, rewritten) => rewritten.WithoutAnnotations(s_pending)));
     }
-
-    // As in RegisterCodeFixesAsync: the project's shareable-types configuration decides what the analysis calls mutable.
-    private static Mutability MutabilityFor(Document document, BocTypes types, SemanticModel model) =>
-        types.MutabilityFor(BocAnalyzer.ShareableTypesOption(document.Project.AnalyzerOptions.AnalyzerConfigOptionsProvider, model.SyntaxTree));
 }

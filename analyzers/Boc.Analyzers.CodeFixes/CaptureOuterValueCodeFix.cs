@@ -33,19 +33,16 @@ public sealed class CaptureOuterValueCodeFix : CodeFixProvider
 
     public override async Task RegisterCodeFixesAsync(CodeFixContext context)
     {
-        SyntaxNode? root = await context.Document.GetSyntaxRootAsync(context.CancellationToken).ConfigureAwait(false);
-        SemanticModel? model = await context.Document.GetSemanticModelAsync(context.CancellationToken).ConfigureAwait(false);
-        if (root is null || model is null || BocTypes.Create(model.Compilation) is not { } types)
+        if (await FixInputs.GetAsync(context.Document, context.CancellationToken).ConfigureAwait(false) is not { } inputs)
         {
             return;
         }
 
-        Mutability mutability = types.MutabilityFor(BocAnalyzer.ShareableTypesOption(
-            context.Document.Project.AnalyzerOptions.AnalyzerConfigOptionsProvider, model.SyntaxTree));
+        SyntaxNode root = inputs.Root;
         foreach (Diagnostic diagnostic in context.Diagnostics)
         {
             SyntaxNode node = root.FindNode(diagnostic.Location.SourceSpan, getInnermostNodeForTie: true);
-            if (Plan(node, model, types, mutability, context.CancellationToken) is not { } plan)
+            if (Plan(node, inputs.Model, inputs.Types, inputs.Mutability, context.CancellationToken) is not { } plan)
             {
                 continue;
             }

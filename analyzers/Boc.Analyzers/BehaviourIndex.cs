@@ -127,13 +127,12 @@ internal sealed class BehaviourIndex
     public Spawn? SpawnOfInvocation(IOperation invocation) => _spawnByInvocation.TryGetValue(invocation, out Spawn? spawn) ? spawn : null;
 
     /// <summary>
-    /// Local functions declared outside the body that the body runs in place: called, or passed as a method group to
-    /// code that is not offloaded, directly or through other such local functions. Each comes with the operation in the
-    /// body through which it is reached (where a finding inside it is reported).
+    /// Functions declared outside the body that the body runs in place (see <see cref="RunFunction"/>), directly or
+    /// through other such functions, each with the operation in the body through which it is reached.
     /// </summary>
-    public List<(ILocalFunctionOperation Function, IOperation Via)> LocalFunctionsRunBy(Spawn spawn)
+    public List<RunFunction> FunctionsRunBy(Spawn spawn)
     {
-        var found = new List<(ILocalFunctionOperation, IOperation)>();
+        var found = new List<RunFunction>();
         if (spawn.Body?.Function is not { } function)
         {
             return found;
@@ -147,32 +146,80 @@ internal sealed class BehaviourIndex
             (IEnumerable<IOperation> operations, IOperation? via) = pending.Dequeue();
             foreach (IOperation operation in operations)
             {
-                IMethodSymbol? target = operation switch
-                {
-                    IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call => call.TargetMethod,
-                    IMethodReferenceOperation { Method.MethodKind: MethodKind.LocalFunction } reference when !Operations.IsOffloaded(reference.Parent ?? reference) => reference.Method,
-                    _ => null,
-                };
-                if (target is null || !LocalFunctions.TryGetValue(target.OriginalDefinition, out ILocalFunctionOperation? local)
-                    || Operations.IsInside(local, function) || !seen.Add(local))
+                if (RunInPlace(operation) is not { } run || Operations.IsInside(run.Function, function) || !seen.Add(run.Function))
                 {
                     continue;
                 }
 
                 IOperation reachedVia = via ?? operation;
-                found.Add((local, reachedVia));
-                pending.Enqueue((OperationsOf(local), reachedVia));
+                found.Add(new RunFunction(run.Function, run.Runner, reachedVia));
+                pending.Enqueue((OperationsOf(run.Function), reachedVia));
             }
         }
 
         return found;
     }
 
-    /// <summary>The operations of a local function's body, without functions it hands to another thread.</summary>
-    public static IEnumerable<IOperation> OperationsOf(ILocalFunctionOperation local)
+    /// <summary>The function <paramref name="operation"/> runs in place, if it calls or passes one (see <see cref="RunFunction"/>).</summary>
+    private (IOperation Function, ISymbol Runner)? RunInPlace(IOperation operation)
+    {
+        switch (operation)
+        {
+            case IInvocationOperation { TargetMethod.MethodKind: MethodKind.LocalFunction } call:
+                return LocalFunctionOf(call.TargetMethod);
+            case IMethodReferenceOperation { Method.MethodKind: MethodKind.LocalFunction } reference when !IsHandedOn(reference):
+                return LocalFunctionOf(reference.Method);
+            case IInvocationOperation { TargetMethod.MethodKind: MethodKind.DelegateInvoke, Instance: { } instance }
+                when Operations.Strip(instance) is ILocalReferenceOperation held:
+                return LambdaHeldBy(held.Local);
+            case ILocalReferenceOperation { IsDeclaration: false } passed when passed.Type?.TypeKind == TypeKind.Delegate
+                && ArgumentOf(passed) is not null && !IsHandedOn(passed):
+                return LambdaHeldBy(passed.Local);
+            default:
+                return null;
+        }
+    }
+
+    private (IOperation, ISymbol)? LocalFunctionOf(IMethodSymbol method) =>
+        LocalFunctions.TryGetValue(method.OriginalDefinition, out ILocalFunctionOperation? local) ? (local, method.OriginalDefinition) : null;
+
+    /// <summary>The lambda a delegate local holds, if it is assigned exactly once, a lambda written in place.</summary>
+    private (IOperation, ISymbol)? LambdaHeldBy(ILocalSymbol local) =>
+        LocalValues.TryGetValue(local, out List<IOperation>? values) && values.Count == 1
+        && ResolveFunction(values[0], depth: 1) is { Function: IAnonymousFunctionOperation lambda }
+            ? (lambda, local)
+            : null;
+
+    /// <summary>The argument a function value (a method group, a delegate local) is passed as, if it is one.</summary>
+    private static IArgumentOperation? ArgumentOf(IOperation operation)
+    {
+        IOperation? parent = operation.Parent;
+        while (parent is IConversionOperation or IDelegateCreationOperation)
+        {
+            parent = parent.Parent;
+        }
+
+        return parent as IArgumentOperation;
+    }
+
+    /// <summary>
+    /// A function value passed to code that runs it later (<see cref="RunsLater"/>) or to a spawn (as another
+    /// behaviour's body): it does not run in place.
+    /// </summary>
+    private bool IsHandedOn(IOperation value) =>
+        Operations.IsOffloaded(value) || (ArgumentOf(value) is { Parent: IInvocationOperation call } && SpawnOfInvocation(call) is not null);
+
+    /// <summary>The operations of a local function's or lambda's body, without functions it hands to another thread.</summary>
+    public static IEnumerable<IOperation> OperationsOf(IOperation function)
     {
         var stack = new Stack<IOperation>();
-        if ((local.Body ?? local.IgnoredBody) is { } body)
+        IOperation? body = function switch
+        {
+            ILocalFunctionOperation local => local.Body ?? local.IgnoredBody,
+            IAnonymousFunctionOperation lambda => lambda.Body,
+            _ => null,
+        };
+        if (body is not null)
         {
             stack.Push(body);
         }

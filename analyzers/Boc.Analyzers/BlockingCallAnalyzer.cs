@@ -35,22 +35,23 @@ public sealed class BlockingCallAnalyzer : BocAnalyzer
                 }
             }
 
-            // Local functions declared outside the body that it runs in place block it just the same: reported where the
-            // body calls them, once per call.
+            // Local functions and lambdas in locals declared outside the body that it runs in place block it just the
+            // same: reported where the body calls them, once per call.
             var reported = new HashSet<IOperation>();
-            foreach ((ILocalFunctionOperation local, IOperation via) in index.LocalFunctionsRunBy(spawn))
+            foreach (RunFunction run in index.FunctionsRunBy(spawn))
             {
-                if (reported.Contains(via))
+                if (reported.Contains(run.Via))
                 {
                     continue;
                 }
 
-                foreach (IOperation operation in BehaviourIndex.OperationsOf(local))
+                foreach (IOperation operation in BehaviourIndex.OperationsOf(run.Function))
                 {
                     if (Blocks(operation, index.Types) is { } what)
                     {
-                        reported.Add(via);
-                        report(Diagnostic.Create(Descriptors.Blocking, via.Syntax.GetLocation(), $"{what} (in local function {local.Symbol.Name})"));
+                        reported.Add(run.Via);
+                        string where = run.IsLambda ? $"in the lambda held by {run.Runner.Name}" : $"in local function {run.Runner.Name}";
+                        report(Diagnostic.Create(Descriptors.Blocking, run.Via.Syntax.GetLocation(), $"{what} ({where})"));
                         break;
                     }
                 }

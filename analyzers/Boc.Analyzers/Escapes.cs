@@ -71,6 +71,12 @@ internal static class Escapes
                     }
 
                     break;
+                case IAnonymousFunctionOperation { Symbol: { IsAsync: true, ReturnsVoid: true } } lambda when lambda != function
+                    && !Operations.IsOffloaded(lambda) && !IsEventHandler(lambda) && taint.FirstUse(lambda.Body) is { } used:
+                    // list.ForEach(async x => { await …; x.Count++; }): an async lambda converted to a void delegate returns
+                    // at its first await, and the rest runs whenever that await completes.
+                    report(lambda, used, $"used by an async lambda converted to '{Operations.TypeName(lambda.Parent?.Type ?? lambda.Symbol.ReturnType)}', which returns at its first await and goes on after the behaviour released its cowns");
+                    break;
                 case IReturnOperation { ReturnedValue: { } returned } when returnsResult && Operations.EnclosingFunction(operation) == function
                     && taint.Of(returned) is { } result && ResultKind(Operations.Strip(returned).Type, index.Mutability) is { } kind:
                     report(returned, result, $"returned as {kind}, usable after the cown is released");
@@ -82,8 +88,21 @@ internal static class Escapes
     private static string? ResultKind(ITypeSymbol? type, Mutability mutability) =>
         mutability.IsMutable(type) ? "a mutable result"
         : Mutability.IsReadOnlyView(type) ? "a live view of the state (a deferred query or read-only wrapper reads it when used)"
+        : type is { TypeKind: TypeKind.Interface } ? $"an '{Operations.TypeName(type)}' built from the state, which may keep it"
         : mutability.HoldsDelegate(type) ? "a delegate over the state (or an object that keeps one), which uses the state whenever it runs"
         : null;
+
+    /// <summary>A lambda subscribed to an event (<c>x.Changed += async (_, _) =&gt; …</c>): where it escapes is the event's business.</summary>
+    private static bool IsEventHandler(IOperation lambda)
+    {
+        IOperation? parent = lambda.Parent;
+        while (parent is IDelegateCreationOperation or IConversionOperation)
+        {
+            parent = parent.Parent;
+        }
+
+        return parent is IEventAssignmentOperation;
+    }
 
     private static void CheckCall(IInvocationOperation invocation, Spawn spawn, IOperation function, Taint taint, BehaviourIndex index,
         Found report)
@@ -290,7 +309,7 @@ internal static class Escapes
 
     /// <summary>
     /// The task is dropped (an expression statement, <c>_ = ...</c>) or kept in a local that the body never awaits,
-    /// blocks on, returns or hands on.
+    /// blocks on, returns or hands on; or combined by <c>Task.WhenAll</c> into a task that is, or by <c>Task.WhenAny</c>.
     /// </summary>
     private static bool IsUnobserved(IInvocationOperation invocation, IOperation function, BehaviourIndex index)
     {
@@ -303,6 +322,13 @@ internal static class Escapes
         while (top.Parent is IConversionOperation or IInvocationOperation { TargetMethod.Name: "ConfigureAwait" or "AsTask" or "Preserve" })
         {
             top = top.Parent;
+        }
+
+        // Combined by Task.WhenAll, the task is waited for only if the combined task is; by Task.WhenAny, it is not (the
+        // combined task completes with the first).
+        if (Waits.Combiner(top) is { } combined)
+        {
+            return combined.TargetMethod.Name == "WhenAny" || IsUnobserved(combined, function, index);
         }
 
         switch (top.Parent)

@@ -1,7 +1,10 @@
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Collections.Immutable;
 using System.Linq;
 using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp;
+using Microsoft.CodeAnalysis.CSharp.Syntax;
 using Microsoft.CodeAnalysis.Operations;
 
 namespace Boc.Analyzers;
@@ -236,6 +239,44 @@ internal sealed class Mutability
         return false;
     }
 
+    /// <summary>
+    /// The backing field of a property that cannot be set after construction (no setter, or <c>init</c>) and whose
+    /// getter does not write it: a C# 14 <c>field</c>-backed <c>init</c> property gets a backing field that is not
+    /// readonly, although nothing can change it once the object is built. A getter that caches into <c>field</c>
+    /// (<c>get =&gt; field ??= …</c>) does write it.
+    /// </summary>
+    private static bool IsSetOnlyAtConstruction(IFieldSymbol field)
+    {
+        if (field.AssociatedSymbol is not IPropertySymbol { IsStatic: false } property || property.SetMethod is { IsInitOnly: false })
+        {
+            return false;
+        }
+
+        foreach (SyntaxReference reference in property.GetMethod?.DeclaringSyntaxReferences ?? ImmutableArray<SyntaxReference>.Empty)
+        {
+            foreach (SyntaxNode node in reference.GetSyntax().DescendantNodesAndSelf())
+            {
+                SyntaxNode? written = node switch
+                {
+                    AssignmentExpressionSyntax assignment => assignment.Left,
+                    PrefixUnaryExpressionSyntax { RawKind: (int)SyntaxKind.PreIncrementExpression or (int)SyntaxKind.PreDecrementExpression } prefix => prefix.Operand,
+                    PostfixUnaryExpressionSyntax { RawKind: (int)SyntaxKind.PostIncrementExpression or (int)SyntaxKind.PostDecrementExpression } postfix => postfix.Operand,
+                    ArgumentSyntax { RefKindKeyword.RawKind: (int)SyntaxKind.RefKeyword or (int)SyntaxKind.OutKeyword } argument => argument.Expression,
+                    _ => null,
+                };
+
+                // The field keyword is a FieldExpressionSyntax in the compilers that have it, a node Roslyn 4.8 (which this
+                // builds against) does not know: it is recognised by its text.
+                if (written is not null && written.WithoutTrivia().ToString() == "field")
+                {
+                    return false;
+                }
+            }
+        }
+
+        return true;
+    }
+
     private bool IsMutable(ITypeSymbol? type, HashSet<ITypeSymbol> visiting) =>
         type is not null && Memoized(_cache, type, visiting, _computeMutable);
 
@@ -323,6 +364,12 @@ internal sealed class Mutability
             return true;
         }
 
+        // A sequence shares its elements: a lookup or grouping of accounts has no setters, and is as mutable as they are.
+        if (Taint.ElementType(named) is { } element && !SymbolEqualityComparer.Default.Equals(element, named) && IsMutable(element, visiting))
+        {
+            return true;
+        }
+
         for (INamedTypeSymbol? current = named; current is not null; current = current.BaseType)
         {
             if (KnownTypes.Mutable.Contains(KnownTypes.IdOf(current)))
@@ -353,7 +400,7 @@ internal sealed class Mutability
                     case IFieldSymbol { IsStatic: false, IsConst: false } field:
                         // A value type is copied wherever it goes, so its own writable fields change only the copy;
                         // only what its fields reference can be shared.
-                        if ((!field.IsReadOnly && !named.IsValueType) || IsMutable(field.Type, visiting))
+                        if ((!field.IsReadOnly && !named.IsValueType && !IsSetOnlyAtConstruction(field)) || IsMutable(field.Type, visiting))
                         {
                             return true;
                         }

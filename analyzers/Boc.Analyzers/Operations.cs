@@ -42,6 +42,16 @@ internal static class Operations
         _ => null,
     };
 
+    // Types in messages as a reader writes them: no namespaces, keywords for special types, and no nullable mark (a var
+    // local's type is annotated nullable, which says nothing about the object).
+    private static readonly SymbolDisplayFormat s_typeFormat = new(
+        typeQualificationStyle: SymbolDisplayTypeQualificationStyle.NameAndContainingTypes,
+        genericsOptions: SymbolDisplayGenericsOptions.IncludeTypeParameters,
+        miscellaneousOptions: SymbolDisplayMiscellaneousOptions.UseSpecialTypes | SymbolDisplayMiscellaneousOptions.EscapeKeywordIdentifiers);
+
+    /// <summary>A type's name as messages print it (<c>List&lt;Account&gt;</c>, not <c>System.Collections.Generic.List&lt;Account&gt;?</c>).</summary>
+    public static string TypeName(ITypeSymbol type) => type.ToDisplayString(s_typeFormat);
+
     private const int MaxQuoteLength = 80;
 
     /// <summary>

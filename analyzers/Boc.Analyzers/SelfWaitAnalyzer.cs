@@ -10,7 +10,8 @@ namespace Boc.Analyzers;
 /// BOC203: a behaviour body awaits or blocks on (see <see cref="Waits"/>) a behaviour that needs a cown the body holds,
 /// directly or through behaviours it waits for. That behaviour is queued behind the body on that cown, so it cannot
 /// start before the body ends, and the body does not end before it completes. With a read-only acquisition on both
-/// sides the wait completes unless a writer is spawned on the cown in between, which it then cannot escape.
+/// sides the wait completes unless a writer is spawned on the cown in between, which it then cannot escape. The same for
+/// the end of a scope the body begins and waits for (see <see cref="ScopeWaits"/>): it waits for every member.
 /// </summary>
 [DiagnosticAnalyzer(LanguageNames.CSharp)]
 public sealed class SelfWaitAnalyzer : BocAnalyzer
@@ -39,6 +40,15 @@ public sealed class SelfWaitAnalyzer : BocAnalyzer
                 if (Conflict(index, held, waited, depth: 0, out bool direct) is { } conflict)
                 {
                     report(Diagnostic.Create(Descriptors.SelfWait, wait.At.Syntax.GetLocation(), Message(conflict, wait, direct)));
+                }
+            }
+
+            // A scope's end waits for every member: one that needs a held cown is queued behind this body.
+            foreach (ScopeWait scope in ScopeWaits.Of(index, spawn, function))
+            {
+                if (ScopeConflict(index, spawn, function, held, scope) is { } found)
+                {
+                    report(Diagnostic.Create(Descriptors.SelfWait, scope.Wait.At.Syntax.GetLocation(), ScopeMessage(found.Conflict, scope.Wait, found.Direct)));
                 }
             }
         }
@@ -85,6 +95,40 @@ public sealed class SelfWaitAnalyzer : BocAnalyzer
         }
 
         return null;
+    }
+
+    /// <summary>The held cown a member of <paramref name="scope"/> needs, and whether the body spawned that member itself.</summary>
+    internal static ((CownRef Held, CownRef Needed) Conflict, bool Direct)? ScopeConflict(BehaviourIndex index, Spawn spawn, IOperation function,
+        List<CownRef> held, ScopeWait scope)
+    {
+        foreach ((Spawn member, bool direct) in ScopeWaits.Members(index, spawn, function, scope.Block))
+        {
+            foreach (CownRef needed in CownRef.Of(member, index))
+            {
+                foreach (CownRef cown in held)
+                {
+                    if (cown.Overlaps(needed))
+                    {
+                        return ((cown, needed), direct);
+                    }
+                }
+            }
+        }
+
+        return null;
+    }
+
+    private static string ScopeMessage((CownRef Held, CownRef Needed) conflict, Wait wait, bool direct)
+    {
+        string cown = Operations.Quote(conflict.Held.Syntax);
+        if (conflict.Held.IsReadOnly && conflict.Needed.IsReadOnly)
+        {
+            string reader = direct ? "a member that reads it too" : "a member whose body spawns another reader of it";
+            return $"This behaviour reads '{cown}' and {wait.How} the end of a scope with {reader}: a writer spawned on it in between would queue behind this body and that reader behind the writer, so the scope could never finish";
+        }
+
+        string member = direct ? "a member that needs it" : "a member whose body spawns a behaviour that needs it";
+        return $"This behaviour holds '{cown}' and {wait.How} the end of a scope with {member}: that behaviour is queued behind this body and cannot start before this body ends, so the scope never finishes";
     }
 
     private static string Message((CownRef Held, CownRef Needed) conflict, Wait wait, bool direct)

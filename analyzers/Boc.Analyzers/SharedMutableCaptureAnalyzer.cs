@@ -33,16 +33,19 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             var enclosing = index.EnclosingBehaviours(spawn.Invocation).Select(index.TaintOf).ToList();
             var seen = new HashSet<ISymbol>(SymbolEqualityComparer.Default);
             var scan = new Scan(index, spawn, function, enclosing, seen, report);
-            List<(ILocalFunctionOperation Function, IOperation Via)> locals = index.LocalFunctionsRunBy(spawn);
-            scan.RunBy = new List<IOperation> { function };
-            scan.RunBy.AddRange(locals.Select(l => (IOperation)l.Function));
+            List<RunFunction> runs = index.FunctionsRunBy(spawn);
+            scan.RunBy = new List<(IOperation, ISymbol?)>
+            {
+                (function, function is ILocalFunctionOperation body ? body.Symbol.OriginalDefinition : null),
+            };
+            scan.RunBy.AddRange(runs.Select(r => (r.Function, (ISymbol?)r.Runner)));
             scan.Check(index.BodyOperations(spawn), declaredIn: function, via: null, through: null);
 
-            // Local functions declared outside the body that the body calls run inside the behaviour too: what they use
-            // is reported where the body calls them.
-            foreach ((ILocalFunctionOperation local, IOperation via) in locals)
+            // Local functions and lambdas in locals declared outside the body that the body calls run inside the behaviour
+            // too: what they use is reported where the body calls them.
+            foreach (RunFunction run in runs)
             {
-                scan.Check(BehaviourIndex.OperationsOf(local), declaredIn: local, via, through: local.Symbol.Name);
+                scan.Check(BehaviourIndex.OperationsOf(run.Function), declaredIn: run.Function, run.Via, through: run.Description);
             }
 
             CheckStateArgument(index, spawn, function, enclosing, report);
@@ -71,13 +74,16 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             _report = report;
         }
 
-        /// <summary>The body and the local functions it runs in place: writes there are writes by the behaviour.</summary>
-        public List<IOperation> RunBy { get; set; } = new();
+        /// <summary>
+        /// The body and the functions it runs in place (writes there are writes by the behaviour), each with the symbol
+        /// whose references run it (null for a lambda body).
+        /// </summary>
+        public List<(IOperation Function, ISymbol? Runner)> RunBy { get; set; } = new();
 
         public void Check(IEnumerable<IOperation> operations, IOperation declaredIn, IOperation? via, string? through)
         {
             Mutability mutability = _index.Mutability;
-            string suffix = through is null ? "" : $" (in local function '{through}', which the behaviour calls)";
+            string suffix = through is null ? "" : $" (in {through}, which the behaviour calls)";
             foreach (IOperation operation in operations)
             {
                 switch (operation)
@@ -129,23 +135,34 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             _report(Diagnostic.Create(Descriptors.SharedMutableCapture, at.Syntax.GetLocation(), message));
     }
 
-    private static string? CheckCapture(BehaviourIndex index, Spawn spawn, List<IOperation> runBy, ISymbol symbol)
+    private static string? CheckCapture(BehaviourIndex index, Spawn spawn, List<(IOperation Function, ISymbol? Runner)> runBy, ISymbol symbol)
     {
-        IOperation function = runBy[0];
+        IOperation body = runBy[0].Function;
         List<IOperation> references = index.References.TryGetValue(symbol, out List<IOperation>? list) ? list : new List<IOperation>();
         List<IOperation> writes = references.Where(Operations.IsWrite).ToList();
         string name = symbol.Name;
-        if (writes.Any(w => runBy.Any(f => Operations.IsInside(w, f))))
+
+        // A spawn awaited where it is made runs while the spawning code is suspended: only other functions (other
+        // spawns, lambdas, local functions) can use what it captures at the same time.
+        bool awaited = Waits.IsAwaitedInPlace(spawn.Invocation);
+        bool RunByBehaviour(IOperation operation) => runBy.Any(r => Operations.IsInside(operation, r.Function));
+        if (writes.Any(w => Operations.IsInside(w, body)) && (!awaited || SharedOutside(index, spawn, runBy, symbol, references, awaited)))
         {
             return $"'{name}' is captured and assigned inside the behaviour, which runs concurrently with the spawning code: copy it into a local declared inside the body, or keep it in a cown";
         }
 
-        if (IsEnclosingForVariable(spawn, symbol))
+        // Written by a function the body runs: a race if something else runs the function too or uses the variable.
+        if (writes.Any(w => RunByBehaviour(w) && !Operations.IsInside(w, body)) && SharedOutside(index, spawn, runBy, symbol, references, awaited))
+        {
+            return $"'{name}' is captured and assigned by code this behaviour runs, which other code also runs or reads '{name}' from: the writes race; keep it in a cown, or give each caller its own";
+        }
+
+        if (!awaited && IsEnclosingForVariable(spawn, symbol))
         {
             return $"'{name}' is a for-loop variable: every behaviour spawned by the loop shares it and sees later iterations' values; copy it into a local declared inside the loop body";
         }
 
-        if (writes.Any(w => !HappensBeforeSpawn(w, spawn, symbol)))
+        if (writes.Any(w => !RunByBehaviour(w) && !HappensBeforeSpawn(w, spawn, symbol, awaited)))
         {
             return $"'{name}' is captured and assigned after the When (or by other code that may run at the same time), so the behaviour races with that write: copy the value into a local that is never reassigned";
         }
@@ -158,14 +175,14 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             return null;
         }
 
-        if (symbol is IParameterSymbol)
+        if (symbol is IParameterSymbol && !awaited)
         {
-            return $"'{name}' is a parameter of mutable type '{type!.ToDisplayString()}': the caller still holds it while the behaviour runs; pass an immutable copy or keep it in a cown";
+            return $"'{name}' is a parameter of mutable type '{Operations.TypeName(type!)}': the caller still holds it while the behaviour runs; pass an immutable copy or keep it in a cown";
         }
 
-        if (SharedOutside(index, spawn, runBy, symbol, references))
+        if (SharedOutside(index, spawn, runBy, symbol, references, awaited))
         {
-            return $"'{name}' is a mutable '{type!.ToDisplayString()}' that the spawning code (or another spawn) also uses: the accesses race; give the behaviour its own copy, or keep the object in a cown";
+            return $"'{name}' is a mutable '{Operations.TypeName(type!)}' that the spawning code (or another spawn) also uses: the accesses race; give the behaviour its own copy, or keep the object in a cown";
         }
 
         return null;
@@ -202,7 +219,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             && (function is null || !Operations.IsInside(r, function))))
         {
             report(Diagnostic.Create(Descriptors.SharedMutableCapture, state.Syntax.GetLocation(),
-                $"The state argument '{symbol.Name}' is a mutable '{value.Type!.ToDisplayString()}' that the spawning code keeps using: the accesses race; hand over an object nobody else uses, or keep it in a cown"));
+                $"The state argument '{symbol.Name}' is a mutable '{Operations.TypeName(value.Type!)}' that the spawning code keeps using: the accesses race; hand over an object nobody else uses, or keep it in a cown"));
         }
     }
 
@@ -210,13 +227,14 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
         index.References.TryGetValue(symbol, out List<IOperation>? references)
         && references.Any(r => Operations.ReachableAfter(spawn.Invocation, r));
 
-    private static bool SharedOutside(BehaviourIndex index, Spawn spawn, List<IOperation> runBy, ISymbol symbol, List<IOperation> references)
+    private static bool SharedOutside(BehaviourIndex index, Spawn spawn, List<(IOperation Function, ISymbol? Runner)> runBy, ISymbol symbol,
+        List<IOperation> references, bool awaited)
     {
         IOperation? spawnFunction = Operations.EnclosingFunction(spawn.Invocation);
         bool UsedOutside(IOperation use) =>
-            !runBy.Any(f => Operations.IsInside(use, f))
-            // Used after the spawn, or from another lambda or local function (which may run at any time).
-            && (Operations.ReachableAfter(spawn.Invocation, use) || Operations.EnclosingFunction(use) != spawnFunction);
+            !runBy.Any(r => Operations.IsInside(use, r.Function))
+            // Used from another lambda or local function (which may run at any time), or after a spawn that is not awaited.
+            && (Operations.EnclosingFunction(use) != spawnFunction || (!awaited && Operations.ReachableAfter(spawn.Invocation, use)));
 
         foreach (IOperation reference in references)
         {
@@ -230,20 +248,21 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
                 return true;
             }
 
-            // A use in a local function that the behaviour runs (or that is its body) is also a use by whatever else
-            // runs that function: another spawn's body, or the spawning code after the spawn.
-            for (int i = 0; i < runBy.Count; i++)
+            // A use in a function that the behaviour runs (or that is its body) is also a use by whatever else runs that
+            // function: another spawn's body, or the spawning code after the spawn.
+            foreach ((IOperation function, ISymbol? runner) in runBy)
             {
-                if (runBy[i] is ILocalFunctionOperation local && Operations.IsInside(reference, local)
-                    && index.References.TryGetValue(local.Symbol.OriginalDefinition, out List<IOperation>? runs) && runs.Any(UsedOutside))
+                if (runner is not null && Operations.IsInside(reference, function)
+                    && index.References.TryGetValue(runner, out List<IOperation>? runs) && runs.Any(UsedOutside))
                 {
                     return true;
                 }
             }
         }
 
-        // One object captured by a spawn in a loop is shared by all the behaviours the loop spawns.
-        return InLoopWithout(spawn.Invocation, symbol);
+        // One object captured by a spawn in a loop is shared by all the behaviours the loop spawns (one after the other,
+        // if each is awaited in place).
+        return !awaited && InLoopWithout(spawn.Invocation, symbol);
     }
 
     private static bool IsEnclosingForVariable(Spawn spawn, ISymbol symbol)
@@ -262,10 +281,16 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
     /// <summary>
     /// A write happens before the spawn if it cannot run after it: it is not reachable after the spawn in straight-line
     /// code, not inside a lambda or local function that may run at any time, and not in a loop (around both) that would
-    /// repeat it.
+    /// repeat it. For a spawn awaited where it is made, any write by the spawning function itself.
     /// </summary>
-    private static bool HappensBeforeSpawn(IOperation write, Spawn spawn, ISymbol symbol)
+    private static bool HappensBeforeSpawn(IOperation write, Spawn spawn, ISymbol symbol, bool awaited)
     {
+        if (awaited)
+        {
+            // The spawning code is suspended until the behaviour has run: its own writes come before or after it.
+            return Operations.EnclosingFunction(write) == Operations.EnclosingFunction(spawn.Invocation);
+        }
+
         if (Operations.ReachableAfter(spawn.Invocation, write))
         {
             return false;

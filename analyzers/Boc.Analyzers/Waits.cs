@@ -38,15 +38,8 @@ internal static class Waits
         IOperation top = Climb(value);
         IOperation? parent = top.Parent;
 
-        // Task.WhenAll(a, b): the combined task completes when each does; follow it. The tasks come as a params array,
-        // a params span (a collection expression), or an array written in place.
-        IOperation? holder = parent;
-        while (holder is not null && (holder is IArrayInitializerOperation or IArrayCreationOperation or IConversionOperation || RoslynCompat.IsCollectionExpression(holder)))
-        {
-            holder = holder.Parent;
-        }
-
-        if (holder is IArgumentOperation argument)
+        // Task.WhenAll(a, b): the combined task completes when each does; follow it.
+        if (ArgumentHolding(top) is { } argument)
         {
             if (argument.Parent is IInvocationOperation combined && IsTaskMethod(combined.TargetMethod, "WhenAll"))
             {
@@ -83,6 +76,36 @@ internal static class Waits
             default:
                 return null;
         }
+    }
+
+    /// <summary>
+    /// Whether the task <paramref name="value"/> produces is awaited right where it is made (<c>await WhenAsync(...)</c>,
+    /// also through <c>ConfigureAwait</c>, <c>AsTask</c>, <c>Preserve</c>): the code around it is suspended until it
+    /// completes.
+    /// </summary>
+    public static bool IsAwaitedInPlace(IOperation value) => Climb(value).Parent is IAwaitOperation;
+
+    /// <summary>The <c>Task.WhenAll</c> or <c>Task.WhenAny</c> call that <paramref name="task"/> is one of the tasks of, if any.</summary>
+    public static IInvocationOperation? Combiner(IOperation task) =>
+        ArgumentHolding(task) is { Parent: IInvocationOperation call }
+        && (IsTaskMethod(call.TargetMethod, "WhenAll") || IsTaskMethod(call.TargetMethod, "WhenAny"))
+            ? call
+            : null;
+
+    /// <summary>
+    /// The argument <paramref name="value"/> is passed as, directly or as an element of one: the tasks of
+    /// <c>Task.WhenAll(a, b)</c> come as a params array, a params span (a collection expression), or an array written in
+    /// place.
+    /// </summary>
+    private static IArgumentOperation? ArgumentHolding(IOperation value)
+    {
+        IOperation? holder = value.Parent;
+        while (holder is not null && (holder is IArrayInitializerOperation or IArrayCreationOperation or IConversionOperation || RoslynCompat.IsCollectionExpression(holder)))
+        {
+            holder = holder.Parent;
+        }
+
+        return holder as IArgumentOperation;
     }
 
     /// <summary>Whether <paramref name="waiter"/>'s body waits, directly or through behaviours it waits for, for <paramref name="target"/>.</summary>

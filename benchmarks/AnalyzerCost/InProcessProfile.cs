@@ -108,21 +108,38 @@ internal static class InProcessProfile
         var context = new System.Runtime.Loader.AssemblyLoadContext("other analyzer");
         ImmutableArray<DiagnosticAnalyzer> other = AnalyzersOf(context.LoadFromAssemblyPath(Path.GetFullPath(otherPath)));
         var times = new Dictionary<string, List<double>> { ["this build"] = new(), ["other"] = new() };
+        // This process's CPU time for the whole analysis (operation trees included, the same for both): less sensitive
+        // to other load on the machine than the driver's wall-clock telemetry.
+        var cpus = new Dictionary<string, List<double>> { ["this build"] = new(), ["other"] = new() };
+        // Per rule too (by analyzer class), to see where a difference comes from.
+        var rules = new Dictionary<(string Build, string Rule), List<double>>();
         for (int i = -1; i < repeat; i++)
         {
             foreach ((string name, ImmutableArray<DiagnosticAnalyzer> set) in i % 2 == 0 ? new[] { ("this build", mine), ("other", other) } : new[] { ("other", other), ("this build", mine) })
             {
                 double sum = 0;
-                await AnalyzeAsync(Compile(sources, references), set, (withAnalyzers, _) =>
+                double cpu = await AnalyzeAsync(Compile(sources, references), set, (withAnalyzers, _) =>
                 {
                     foreach (DiagnosticAnalyzer analyzer in set)
                     {
-                        sum += withAnalyzers.GetAnalyzerTelemetryInfoAsync(analyzer, CancellationToken.None).GetAwaiter().GetResult().ExecutionTime.TotalSeconds;
+                        double seconds = withAnalyzers.GetAnalyzerTelemetryInfoAsync(analyzer, CancellationToken.None).GetAwaiter().GetResult().ExecutionTime.TotalSeconds;
+                        sum += seconds;
+                        if (i >= 0)
+                        {
+                            (string, string) key = (name, analyzer.GetType().Name);
+                            if (!rules.TryGetValue(key, out List<double>? list))
+                            {
+                                rules[key] = list = new List<double>();
+                            }
+
+                            list.Add(seconds);
+                        }
                     }
                 });
                 if (i >= 0)
                 {
                     times[name].Add(sum);
+                    cpus[name].Add(cpu);
                 }
             }
         }
@@ -133,6 +150,15 @@ internal static class InProcessProfile
         }
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"this build / other: {Report.Median(times["this build"]) / Report.Median(times["other"]):F2}"));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"analysis CPU, medians: this build {Report.Median(cpus["this build"]):F3} s, other {Report.Median(cpus["other"]):F3} s (operation trees included)"));
+        Console.WriteLine("per rule, medians (this build / other):");
+        foreach (string rule in rules.Keys.Select(k => k.Rule).Distinct().Order(StringComparer.Ordinal))
+        {
+            string Of(string build) => rules.TryGetValue((build, rule), out List<double>? v) ? Report.Median(v).ToString("F3", CultureInfo.InvariantCulture) : "-";
+            Console.WriteLine($"  {rule,-32} {Of("this build"),8} {Of("other"),8}");
+        }
+
         return 0;
     }
 

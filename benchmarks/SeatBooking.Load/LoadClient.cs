@@ -16,6 +16,9 @@ internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOption
 
     public List<long> Latencies { get; } = new(100_000);
 
+    /// <summary>Gets the latencies (clock ticks) of the measured requests the service answered 503: past their deadline.</summary>
+    public List<long> TimedOut { get; } = [];
+
     public long Booked { get; private set; }
 
     public long Refused { get; private set; }
@@ -37,12 +40,17 @@ internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOption
 
             HttpStatusCode status = await OneRequestAsync();
             long end = clock.ElapsedTicks;
+            bool timedOut = status == HttpStatusCode.ServiceUnavailable && options.DeadlineMilliseconds > 0;
             if (start >= measureFrom && end <= measureTo)
             {
                 Latencies.Add(end - start);
+                if (timedOut)
+                {
+                    TimedOut.Add(end - start);
+                }
             }
 
-            if (status is not (HttpStatusCode.OK or HttpStatusCode.Created or HttpStatusCode.NoContent or HttpStatusCode.Conflict))
+            if (!timedOut && status is not (HttpStatusCode.OK or HttpStatusCode.Created or HttpStatusCode.NoContent or HttpStatusCode.Conflict))
             {
                 Errors++;
             }
@@ -58,6 +66,12 @@ internal sealed class LoadClient(HttpClient http, VenueOptions venue, LoadOption
             (int customer, long id) = _mine[pick];
             _mine.RemoveAt(pick);
             using HttpResponseMessage cancel = await http.DeleteAsync($"/customers/{customer}/bookings/{id}");
+            if (cancel.StatusCode == HttpStatusCode.ServiceUnavailable)
+            {
+                // Past its deadline, and not done (the service answers with the cancellation's result if it ran).
+                _mine.Add((customer, id));
+                return cancel.StatusCode;
+            }
 
             // Its own booking, made by this client and cancelled once: the service must find it.
             return cancel.StatusCode == HttpStatusCode.NoContent ? cancel.StatusCode : HttpStatusCode.InternalServerError;

@@ -7,7 +7,7 @@ internal sealed record LoadOptions
 {
     public const string Usage =
         "usage: [--clients N[,N…]] [--seconds S>0] [--warmup S>=0] [--warmup-max S>=warmup] [--runs N>0] [--impl boc,boc-scheduler,lock,channel] "
-        + "[--contended] [--hot-seats N>0] [--hot-share 0-100] [--pricing-us N>=0] [--seed N] [--in-process]";
+        + "[--contended] [--hot-seats N>0] [--hot-share 0-100] [--pricing-us N>=0] [--deadline-ms N>=0] [--seed N] [--in-process]";
 
     private static readonly string[] KnownImplementations = ["boc", "boc-scheduler", "lock", "channel"];
 
@@ -40,6 +40,13 @@ internal sealed record LoadOptions
     /// <summary>Gets the pricing work inside each booking's critical section, in microseconds.</summary>
     public required int PricingMicroseconds { get; init; }
 
+    /// <summary>
+    /// Gets the request deadline the service is started with, in milliseconds, or 0 for the service's default. With a
+    /// deadline, a 503 answer to a booking or a cancellation is a timed-out request (not an error), and the run reports
+    /// how far past the deadline those answers came (the overshoot).
+    /// </summary>
+    public required int DeadlineMilliseconds { get; init; }
+
     public required int Seed { get; init; }
 
     /// <summary>Gets whether the service runs in this process (quick, for CI) rather than in one of its own per run.</summary>
@@ -49,7 +56,7 @@ internal sealed record LoadOptions
     {
         var known = new HashSet<string>(StringComparer.Ordinal)
         {
-            "--clients", "--seconds", "--warmup", "--warmup-max", "--runs", "--impl", "--hot-seats", "--hot-share", "--pricing-us", "--seed",
+            "--clients", "--seconds", "--warmup", "--warmup-max", "--runs", "--impl", "--hot-seats", "--hot-share", "--pricing-us", "--deadline-ms", "--seed",
         };
         for (int i = 0; i < args.Length; i++)
         {
@@ -79,6 +86,7 @@ internal sealed record LoadOptions
             HotSeats = Int(Option(args, "--hot-seats", "10")),
             HotShare = Int(Option(args, "--hot-share", "90")),
             PricingMicroseconds = Int(Option(args, "--pricing-us", contended ? "20" : "0")),
+            DeadlineMilliseconds = Int(Option(args, "--deadline-ms", "0")),
             Seed = Int(Option(args, "--seed", "1")),
             InProcess = args.Contains("--in-process"),
         };
@@ -86,7 +94,7 @@ internal sealed record LoadOptions
         if (options.Clients.Any(c => c < 1) || options.Seconds <= 0 || options.Warmup < 0 || options.WarmupMax < options.Warmup || options.Runs < 1
             || options.Implementations.Count == 0 || options.Implementations.Any(i => !KnownImplementations.Contains(i))
             || options.Implementations.Distinct().Count() != options.Implementations.Count
-            || options.HotSeats < 4 || options.HotShare is < 0 or > 100 || options.PricingMicroseconds < 0)
+            || options.HotSeats < 4 || options.HotShare is < 0 or > 100 || options.PricingMicroseconds < 0 || options.DeadlineMilliseconds < 0)
         {
             throw new FormatException("an option is out of range (hot seats must be at least 4, the most seats a client books at once)");
         }

@@ -15,7 +15,9 @@ namespace SeatBooking.Load;
 /// <paramref name="WarmupSeconds"/>: how long the warm-up lasted; <paramref name="JitMethodsMeasured"/>: methods the
 /// service's JIT compiled during the measured window (in process, this process's, clients included), or -1 if the
 /// service never reported its count; <paramref name="CpuMicrosecondsPerRequest"/>: the service process's processor time
-/// (user and kernel, all threads) in the measured window over the requests measured (in process, clients included).
+/// (user and kernel, all threads) in the measured window over the requests measured (in process, clients included);
+/// <paramref name="TimedOut"/>, <paramref name="OvershootP50"/>, <paramref name="OvershootP99"/>: with a deadline, the
+/// measured requests answered 503 and how long after their deadline the answers came, in milliseconds.
 /// </remarks>
 internal sealed record RunResult(
     double RequestsPerSecond,
@@ -27,7 +29,10 @@ internal sealed record RunResult(
     Audit Audit,
     double WarmupSeconds,
     long JitMethodsMeasured,
-    double CpuMicrosecondsPerRequest)
+    double CpuMicrosecondsPerRequest,
+    long TimedOut,
+    double OvershootP50,
+    double OvershootP99)
 {
     /// <summary>Gets whether every response was one the service may give and the venue added up afterwards.</summary>
     public bool Good => Errors == 0 && Audit.Consistent;
@@ -49,6 +54,11 @@ internal static class LoadRun
         if (implementation == "boc-scheduler")
         {
             settings.AddRange(["--Boc:Dispatcher", "BocScheduler"]);
+        }
+
+        if (options.DeadlineMilliseconds > 0)
+        {
+            settings.AddRange(["--Venue:RequestTimeoutMilliseconds", options.DeadlineMilliseconds.ToString(CultureInfo.InvariantCulture)]);
         }
 
         await using IServiceUnderTest service = options.InProcess
@@ -75,6 +85,8 @@ internal static class LoadRun
         TimeSpan cpu = service.ProcessorTime - cpuAtStart;
 
         long[] latencies = workers.SelectMany(w => w.Latencies).Order().ToArray();
+        long deadlineTicks = options.DeadlineMilliseconds * Stopwatch.Frequency / 1000;
+        long[] overshoots = workers.SelectMany(w => w.TimedOut).Select(t => Math.Max(0, t - deadlineTicks)).Order().ToArray();
         Audit audit = (await http.GetFromJsonAsync<Audit>("/audit"))!;
         return new RunResult(
             latencies.Length / options.Seconds,
@@ -86,7 +98,10 @@ internal static class LoadRun
             audit,
             warmup,
             jitMeasured,
-            latencies.Length == 0 ? 0 : cpu.TotalMicroseconds / latencies.Length);
+            latencies.Length == 0 ? 0 : cpu.TotalMicroseconds / latencies.Length,
+            overshoots.Length,
+            Percentile(overshoots, 0.50),
+            Percentile(overshoots, 0.99));
     }
 
     /// <summary>

@@ -37,10 +37,12 @@ catch (FormatException e)
 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
     $"{options.Runs} run(s) per cell, warm-up {options.Warmup}-{options.WarmupMax} s (until the service's JIT compiles under {options.JitQuietPerSecond} methods/s twice in a row), {options.Seconds} s measured, {Environment.ProcessorCount} processors, .NET {Environment.Version}, "
     + $"{(options.InProcess ? "server and clients in one process" : "server in its own process per run")}, "
-    + $"{(options.Contended ? $"contended ({options.HotShare}% of bookings on {options.HotSeats} hot seats, {options.PricingMicroseconds} µs pricing)" : $"uniform seats, {options.PricingMicroseconds} µs pricing")}, seed {options.Seed}"));
+    + $"{(options.Contended ? $"contended ({options.HotShare}% of bookings on {options.HotSeats} hot seats, {options.PricingMicroseconds} µs pricing)" : $"uniform seats, {options.PricingMicroseconds} µs pricing")}, "
+    + $"{(options.DeadlineMilliseconds > 0 ? $"{options.DeadlineMilliseconds} ms request deadline" : "the service's default deadline")}, seed {options.Seed}"));
 Console.WriteLine();
-Console.WriteLine("| clients | implementation | requests/s (median, range) | p50 ms | p99 ms (median, range) | ÷ lock req/s | ÷ lock req/s, per run (median, range) | ÷ lock p99 | server CPU µs/request (median) | warm-up s | JIT methods measured | bookings | refused | errors | audit |");
-Console.WriteLine("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+Console.WriteLine("| clients | implementation | requests/s (median, range) | p50 ms | p99 ms (median, range) | ÷ lock req/s | ÷ lock req/s, per run (median, range) | ÷ lock p99 | server CPU µs/request (median) | warm-up s | JIT methods measured | bookings | refused | errors | audit |"
+    + (options.DeadlineMilliseconds > 0 ? " timed out | overshoot p50 ms | overshoot p99 ms (median, range) |" : ""));
+Console.WriteLine("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|" + (options.DeadlineMilliseconds > 0 ? "---:|---:|---:|" : ""));
 
 bool allGood = true;
 foreach (int clients in options.Clients)
@@ -78,7 +80,10 @@ foreach (int clients in options.Clients)
             + $"| {PerRunRatios(runs, lockRuns)} "
             + $"| {(lockP99 is double lp ? (p99 / lp).ToString("F2", CultureInfo.InvariantCulture) : "–")} "
             + $"| {Median(runs.Select(r => r.CpuMicrosecondsPerRequest)):F1} | {Median(runs.Select(r => r.WarmupSeconds)):F1} | {runs.Max(r => r.JitMethodsMeasured)} "
-            + $"| {runs.Sum(r => r.Booked)} | {runs.Sum(r => r.Refused)} | {runs.Sum(r => r.Errors)} | {(good ? "consistent" : "FAILED")} |"));
+            + $"| {runs.Sum(r => r.Booked)} | {runs.Sum(r => r.Refused)} | {runs.Sum(r => r.Errors)} | {(good ? "consistent" : "FAILED")} |")
+            + (options.DeadlineMilliseconds > 0
+                ? string.Create(CultureInfo.InvariantCulture, $" {runs.Sum(r => r.TimedOut)} | {Median(runs.Select(r => r.OvershootP50)):F2} | {Median(runs.Select(r => r.OvershootP99)):F2} ({runs.Min(r => r.OvershootP99):F2}–{runs.Max(r => r.OvershootP99):F2}) |")
+                : ""));
     }
 }
 

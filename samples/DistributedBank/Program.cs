@@ -4,12 +4,18 @@
 // two accounts, wherever their grains live. At the end one behaviour reads every account and the sample checks that
 // the total was conserved and every transfer counted. Exit code 0 only then.
 //
-//   dotnet run --project samples/DistributedBank [-- --redis HOST:PORT]      (default localhost:6379)
+//   dotnet run --project samples/DistributedBank [-- --redis HOST:PORT | --redis local]
 //
-// The same program is the silo: it starts itself twice with "silo N", and stops both at the end.
+// The store: --redis HOST:PORT (or BOC_REDIS), else a Redis answering on localhost:6379, else (or with --redis local)
+// a local store of the sample's own for this run: Microsoft Garnet (a Redis-protocol server from NuGet,
+// tests/Boc.TestStore) on a free port of 127.0.0.1, durable like Redis with appendfsync always, removed at the end.
+//
+// The same program is the silo: it starts itself twice with "silo N", and stops both at the end (a silo also stops
+// when the sample's end of its standard input closes, so none outlives a sample that was killed).
 using System.Diagnostics;
 using System.Net;
 using Boc.Orleans;
+using Boc.TestStore;
 using DistributedBank;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -22,10 +28,28 @@ const long Opening = 1_000;
 const int Tellers = 4;
 const int TransfersPerTeller = 250;
 
-string redis = args.SkipWhile(a => a != "--redis").Skip(1).FirstOrDefault() ?? Environment.GetEnvironmentVariable("BOC_REDIS") ?? "localhost:6379";
+string? given = args.SkipWhile(a => a != "--redis").Skip(1).FirstOrDefault() ?? Environment.GetEnvironmentVariable("BOC_REDIS");
 if (args.Length >= 2 && args[0] == "silo")
 {
-    return await RunSiloAsync(int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture), redis);
+    return await RunSiloAsync(int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture), given ?? throw new ArgumentException("a silo needs --redis HOST:PORT"));
+}
+
+StoreProcess? localStore = null;
+string redis;
+if (given is not null && given != "local")
+{
+    redis = given;
+}
+else if (given is null && await StoreProcess.PingAsync("localhost", 6379))
+{
+    redis = "localhost:6379";
+    Console.WriteLine("Using the Redis at localhost:6379 (--redis HOST:PORT for another).");
+}
+else
+{
+    localStore = await StoreProcess.StartAsync(StoreKind.Garnet, TimeSpan.FromMinutes(2));
+    redis = localStore.Endpoint;
+    Console.WriteLine($"{(given is null ? "No Redis at localhost:6379: started" : "Started")} a local store for this run (Microsoft Garnet, from NuGet) at {redis}, removed at the end. For a real Redis: --redis HOST:PORT.");
 }
 
 // A fresh cluster and key space per run, so runs on one Redis server never meet.
@@ -93,7 +117,13 @@ finally
     {
         silo.Kill();
         await silo.WaitForExitAsync();
+        ChildReaper.Forget(silo.Id);
         silo.Dispose();
+    }
+
+    if (localStore is not null)
+    {
+        await localStore.DisposeAsync();
     }
 }
 
@@ -102,7 +132,7 @@ Process StartSilo(int index)
 {
     // Under `dotnet run` the process is the app host; under `dotnet DistributedBank.dll` it is dotnet itself.
     string self = Environment.ProcessPath!;
-    var start = new ProcessStartInfo(self) { RedirectStandardOutput = true, UseShellExecute = false };
+    var start = new ProcessStartInfo(self) { RedirectStandardOutput = true, RedirectStandardInput = true, UseShellExecute = false };
     if (Path.GetFileNameWithoutExtension(self) == "dotnet")
     {
         start.ArgumentList.Add(typeof(Account).Assembly.Location);
@@ -114,6 +144,7 @@ Process StartSilo(int index)
     }
 
     Process process = Process.Start(start)!;
+    ChildReaper.Track(process.Id);
     string? line;
     while ((line = process.StandardOutput.ReadLine()) is not null && line != "ready")
     {
@@ -147,6 +178,9 @@ static async Task<int> RunSiloAsync(int index, string redis)
     await host.StartAsync();
     Console.WriteLine("ready");
     Console.Out.Flush();
+
+    // Stop when the sample's end of the pipe closes: it exited, however it ended.
+    _ = Console.In.ReadToEndAsync().ContinueWith(_ => host.Services.GetRequiredService<IHostApplicationLifetime>().StopApplication(), TaskScheduler.Default);
     await host.WaitForShutdownAsync();
     return index >= 0 ? 0 : 1;
 }

@@ -23,13 +23,11 @@ internal static class WorkerApp
         builder.Services.AddSingleton(options);
         builder.Services.AddSingleton<OrderBuffer>();
         builder.Services.AddSingleton<ProcessingReport>();
-        builder.Services.AddBoc(boc =>
-        {
-            // The processor's backpressure is the runtime's bound, so the sample always has one; Boc:MaxPendingBehaviours
-            // overrides it (the runtime refuses a value below 1).
-            boc.MaxPendingBehaviours = DefaultMaxPendingBehaviours;
-            builder.Configuration.GetSection("Boc").Bind(boc);
-        });
+        // The runtime's options come from the Boc section (appsettings.json, environment, command line); a key that names
+        // no option or a bad value (Boc:MaxPendingBehaviours 0) fails the start with the key in the message. The
+        // processor's backpressure is the runtime's bound, so the sample always has one: the default below applies only
+        // when the configuration gives none.
+        builder.Services.AddBoc(builder.Configuration.GetSection("Boc"), boc => boc.MaxPendingBehaviours ??= DefaultMaxPendingBehaviours);
         builder.Services.AddHostedService<OrderSource>();
         builder.Services.AddHostedService<OrderProcessor>();
         return builder.Build();

@@ -4,9 +4,8 @@ using Microsoft.Extensions.Logging;
 namespace Boc.Extensions.Hosting;
 
 /// <summary>
-/// Ties the registered <see cref="BocRuntime"/> to the host: attaches the logger when the host starts, and drains the
-/// runtime in <see cref="StoppedAsync"/>, after every hosted service has stopped, within the host's shutdown timeout
-/// (the token the host passes to its stop phases).
+/// Ties the registered <see cref="BocRuntime"/> to the host: drains the runtime in <see cref="StoppedAsync"/>, after
+/// every hosted service has stopped, within the host's shutdown timeout (the token the host passes to its stop phases).
 /// </summary>
 internal sealed class BocRuntimeLifetime : IHostedLifecycleService, IAsyncDisposable
 {
@@ -19,7 +18,6 @@ internal sealed class BocRuntimeLifetime : IHostedLifecycleService, IAsyncDispos
         _runtime = runtime;
         _monitor = monitor;
         _logger = logger;
-        monitor.AttachLogger(logger);
     }
 
     public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
@@ -41,7 +39,8 @@ internal sealed class BocRuntimeLifetime : IHostedLifecycleService, IAsyncDispos
 
     /// <summary>
     /// A host that was never started (or whose drain timed out) still releases the runtime's workers if nothing is
-    /// pending; it never waits for pending behaviours here.
+    /// pending; it never waits for pending behaviours here. The container disposes the runtime after this (it was created
+    /// before this service, which depends on it), and a runtime whose shutdown gave up does not wait then either.
     /// </summary>
     public async ValueTask DisposeAsync()
     {

@@ -8,21 +8,27 @@ namespace Boc.Extensions.Hosting;
 /// </summary>
 public sealed class BocRuntimeMonitor
 {
-    // Failures seen before the host created the logger (a behaviour spawned while services are being constructed) are
-    // kept, up to this many, and logged when it arrives.
-    private const int MaxEarlyFailures = 100;
+    private readonly ILogger _logger;
+    private readonly Lock _failuresLock = new();
 
-    private readonly Action<Exception>? _userHandler;
-    private readonly Lock _earlyLock = new();
-    private List<Exception>? _early = [];
-    private ILogger? _logger;
+    // The times of the last failures, as many as BocHealthCheckOptions.FailureThreshold (a ring): "that many within the
+    // window" holds exactly when the oldest of them is inside the window.
+    private readonly long[] _failureTicks;
+    private int _nextFailure;
+    private int _failuresKept;
+
+    private Action<Exception>? _userHandler;
     private long _unhandledExceptions;
     private long _lastUnhandledTicks;
     private int _phase;
     private long _pendingAtTimeout = -1;
     private BocRuntime? _runtime;
 
-    internal BocRuntimeMonitor(Action<Exception>? userHandler) => _userHandler = userHandler;
+    internal BocRuntimeMonitor(ILogger logger, int failuresKept)
+    {
+        _logger = logger;
+        _failureTicks = new long[failuresKept];
+    }
 
     /// <summary>Gets how many fire-and-forget behaviours have thrown since the runtime was created.</summary>
     public long UnhandledExceptionCount => Interlocked.Read(ref _unhandledExceptions);
@@ -49,42 +55,75 @@ public sealed class BocRuntimeMonitor
     /// </summary>
     public long? PendingAtShutdownTimeout => Interlocked.Read(ref _pendingAtTimeout) is long n and >= 0 ? n : null;
 
-    internal void Attach(BocRuntime runtime, int? maxPendingBehaviours)
+    /// <summary>The options the runtime was created with (its handler is <see cref="Report"/>): for the tests.</summary>
+    internal BocRuntimeOptions? RuntimeOptions { get; private set; }
+
+    /// <summary>The runtime's clock (<see cref="BocRuntime.TimeProvider"/>): failure times, and the health check's window.</summary>
+    internal TimeProvider Time => _runtime?.TimeProvider ?? TimeProvider.System;
+
+    /// <summary>The handler given in the options, called after the failure was logged: for the tests.</summary>
+    internal Action<Exception>? UserHandler => _userHandler;
+
+    /// <summary>
+    /// Takes the runtime's options before it is created: keeps the user's handler, to call after logging, and puts
+    /// <see cref="Report"/> in its place.
+    /// </summary>
+    internal void TakeHandler(BocRuntimeOptions options)
+    {
+        _userHandler = options.UnhandledExceptionHandler;
+        options.UnhandledExceptionHandler = Report;
+    }
+
+    internal void Attach(BocRuntime runtime, BocRuntimeOptions options)
     {
         _runtime = runtime;
-        MaxPendingBehaviours = maxPendingBehaviours;
+        RuntimeOptions = options;
+        MaxPendingBehaviours = options.MaxPendingBehaviours;
     }
 
     internal void SetPhase(BocRuntimePhase phase) => Volatile.Write(ref _phase, (int)phase);
 
     internal void SetPendingAtShutdownTimeout(long pending) => Interlocked.Exchange(ref _pendingAtTimeout, pending);
 
+    /// <summary>
+    /// How many of the last failures (counting at most as many as the monitor keeps, the health check's threshold)
+    /// happened at or after <paramref name="since"/>.
+    /// </summary>
+    internal int FailuresSince(DateTimeOffset since)
+    {
+        long from = since.UtcTicks;
+        lock (_failuresLock)
+        {
+            int count = 0;
+            for (int i = 0; i < _failuresKept; i++)
+            {
+                if (_failureTicks[i] >= from)
+                {
+                    count++;
+                }
+            }
+
+            return count;
+        }
+    }
+
     /// <summary>The runtime's handler: runs on the worker that ran the failed behaviour, after its cowns were released.</summary>
     internal void Report(Exception error)
     {
+        long now = Time.GetUtcNow().UtcTicks;
         Interlocked.Increment(ref _unhandledExceptions);
-        Interlocked.Exchange(ref _lastUnhandledTicks, DateTimeOffset.UtcNow.UtcTicks);
-        ILogger? logger = Volatile.Read(ref _logger);
-        if (logger is null)
+        Interlocked.Exchange(ref _lastUnhandledTicks, now);
+        if (_failureTicks.Length > 0)
         {
-            lock (_earlyLock)
+            lock (_failuresLock)
             {
-                logger = _logger;
-                if (logger is null)
-                {
-                    if (_early is { Count: < MaxEarlyFailures } early)
-                    {
-                        early.Add(error);
-                    }
-                }
+                _failureTicks[_nextFailure] = now;
+                _nextFailure = (_nextFailure + 1) % _failureTicks.Length;
+                _failuresKept = Math.Min(_failuresKept + 1, _failureTicks.Length);
             }
         }
 
-        if (logger is not null)
-        {
-            Log.BehaviourFailed(logger, error.Data[BocRuntime.FailedCownsDataKey] as string, error.GetType().FullName, error);
-        }
-
+        Log.BehaviourFailed(_logger, error.Data[BocRuntime.FailedCownsDataKey] as string, error.GetType().FullName, error);
         if (_userHandler is { } handler)
         {
             try
@@ -95,32 +134,8 @@ public sealed class BocRuntimeMonitor
             catch (Exception handlerError)
 #pragma warning restore CA1031
             {
-                if (logger is not null)
-                {
-                    Log.HandlerFailed(logger, handlerError);
-                }
+                Log.HandlerFailed(_logger, handlerError);
             }
-        }
-    }
-
-    internal void AttachLogger(ILogger logger)
-    {
-        List<Exception>? early;
-        lock (_earlyLock)
-        {
-            if (_logger is not null)
-            {
-                return;
-            }
-
-            Volatile.Write(ref _logger, logger);
-            early = _early;
-            _early = null;
-        }
-
-        foreach (Exception error in early ?? [])
-        {
-            Log.BehaviourFailed(logger, error.Data[BocRuntime.FailedCownsDataKey] as string, error.GetType().FullName, error);
         }
     }
 }

@@ -64,7 +64,7 @@ public static class BocTest
                 var failure = execution.Run(scenario);
                 if (failure is { } f)
                 {
-                    throw new BocTestFailureException(f.Kind, new BocTestRun(strategy, seed, execution.FormatTrace()), i, f.Error);
+                    throw new BocTestFailureException(f.Kind, new BocTestRun(strategy, seed, TraceWithSpawnSites(strategy, seed, scenario, options, pool, f.Kind) ?? execution.FormatTrace()), i, f.Error);
                 }
 
                 totalSteps += execution.Steps;
@@ -105,11 +105,23 @@ public static class BocTest
         return OnOwnThread(() =>
         {
             using var pool = new FiberPool();
-            using var execution = new ControlledExecution(strategy.Start(seed), options, pool);
+            using var execution = new ControlledExecution(strategy.Start(seed), options, pool, recordSpawnSites: true);
             var failure = execution.Run(scenario);
             var run = new BocTestRun(strategy, seed, execution.FormatTrace());
             return failure is { } f ? throw new BocTestFailureException(f.Kind, run, 0, f.Error) : run;
         });
+    }
+
+    /// <summary>
+    /// The trace of a failing schedule, run once more to record where each spawn was made (a stack trace per spawn, which
+    /// exploring does not pay for); null if the second run did not fail the same way (a scenario that is not
+    /// deterministic), and the first run's trace is reported instead.
+    /// </summary>
+    private static IReadOnlyList<string>? TraceWithSpawnSites(
+        BocTestStrategy strategy, int seed, Func<BocRuntime, Task> scenario, BocTestOptions options, FiberPool pool, BocTestFailureKind kind)
+    {
+        using var execution = new ControlledExecution(strategy.Start(seed), options, pool, recordSpawnSites: true);
+        return execution.Run(scenario) is { } again && again.Kind == kind ? execution.FormatTrace() : null;
     }
 
     // Runs go on a thread of their own: they block it, and must not inherit the caller's synchronization context or

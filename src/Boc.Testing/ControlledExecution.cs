@@ -39,8 +39,13 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     private readonly Dictionary<Behaviour, int> _behaviourNumbers = new(ReferenceEqualityComparer.Instance);
     private readonly Dictionary<Cown, int> _cownNumbers = new(ReferenceEqualityComparer.Instance);
     private readonly List<TraceEntry> _trace = [];
+    private readonly TraceNames _names;
     private readonly List<int> _traceCowns = [];
     private readonly ManualResetEventSlim _arrived = new();
+
+    // Asynchronous bodies that were suspended when their step ended (behaviour number, body task): when the run is stuck,
+    // what they await tells an uncontrolled wait from a deadlock (UncontrolledWaitFinder). Completed ones are dropped then.
+    private readonly List<(int Number, Task Body)> _suspendedBodies = [];
 
     // Timers that fired since the last step that was not a timer. A timer may fire ahead of ready work (time passes while
     // that work is slow), but not again before some of that work runs: otherwise a strategy that favours a periodic timer
@@ -64,8 +69,9 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     private Fiber? _ender;
     private bool _ended;
 
-    public ControlledExecution(IChooser chooser, BocTestOptions options, FiberPool pool)
+    public ControlledExecution(IChooser chooser, BocTestOptions options, FiberPool pool, bool recordSpawnSites = false)
     {
+        _names = new TraceNames(recordSpawnSites);
         _chooser = chooser;
         _options = options;
         _pool = pool;
@@ -86,10 +92,16 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
 
     public IReadOnlyList<string> FormatTrace()
     {
+        var cownNames = new string?[_cownNumbers.Count];
+        foreach ((Cown cown, int number) in _cownNumbers)
+        {
+            cownNames[number] = cown.Name;
+        }
+
         var lines = new string[_trace.Count];
         for (int i = 0; i < lines.Length; i++)
         {
-            lines[i] = _trace[i].Format(i + 1, _traceCowns);
+            lines[i] = _trace[i].Format(i + 1, _traceCowns, cownNames, _names);
         }
 
         return lines;
@@ -217,7 +229,9 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
                     continue;
                 }
 
-                End(self, (BocTestFailureKind.Deadlock, new InvalidOperationException(DeadlockMessage(_scenarioTask))));
+                End(self, UncontrolledWaitMessage() is { } uncontrolled
+                    ? (BocTestFailureKind.UncontrolledWait, new InvalidOperationException(uncontrolled))
+                    : (BocTestFailureKind.Deadlock, new InvalidOperationException(DeadlockMessage(_scenarioTask))));
                 return null;
             }
 
@@ -342,6 +356,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
         {
             number = ++_nextBehaviour;
             _behaviourNumbers[behaviour] = number;
+            _names.OnSpawn(number, behaviour);
         }
 
         EnqueueThenSpawnPoint(behaviour, number, null, 0);
@@ -358,6 +373,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
             for (int i = 0; i < count; i++)
             {
                 _behaviourNumbers[members[i]] = ++_nextBehaviour;
+                _names.OnSpawn(_nextBehaviour, members[i]);
             }
         }
 
@@ -525,6 +541,11 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
                 break;
             case WorkKind.Behaviour:
                 work.Behaviour!.Run(BocThread.Current);
+                if (work.Behaviour.SuspendedBodyTask is { IsCompleted: false } body)
+                {
+                    _suspendedBodies.Add((work.Id, body));
+                }
+
                 break;
             case WorkKind.Task:
                 _scheduler.Execute(work.Task!);
@@ -539,7 +560,7 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
     {
         (int cownStart, int cownCount) = work.Behaviour is { } behaviour ? RecordCowns(behaviour) : (_traceCowns.Count, 0);
         long time = work.Timer is { } timer ? Math.Max(timer.DueTicks, _time.NowTicks) : 0;
-        _trace.Add(new TraceEntry(work.Kind, _candidates.Count, chosen, work.Id, cownStart, cownCount, time, work.Spawned, work.SpawnerKind));
+        _trace.Add(new TraceEntry(work.Kind, _candidates.Count, chosen, work.Id, cownStart, cownCount, time, work.Spawned, work.SpawnerKind, Posted: work.Kind == WorkKind.Continuation ? work.State ?? work.Callback : null));
     }
 
     private (int Start, int Count) RecordCowns(Behaviour behaviour)
@@ -590,6 +611,35 @@ internal sealed class ControlledExecution : IDispatcher, ISpawnHook, IDisposable
         long pending = Runtime.PendingEstimate;
         string scenario = scenarioTask is { IsCompleted: true } ? "the scenario has returned" : "the scenario is still awaiting";
         return $"Deadlock: nothing can run, {scenario}, and {pending} behaviour(s) are pending. Behaviours wait for cowns held by bodies that await (for example two bodies awaiting behaviours on each other's cowns), or something awaits a wake-up that no step will deliver. Work outside the runtime's control (Task.Run, real timers, I/O, ConfigureAwait(false)) is not waited for unless BocTestOptions.UncontrolledWorkTimeout is set.";
+    }
+
+    /// <summary>
+    /// When nothing can run: if the scenario or a suspended body awaits something outside the run's control (a timer on
+    /// the system clock, the thread pool, I/O), the message that names it and the chain of methods awaiting it; else null.
+    /// </summary>
+    private string? UncontrolledWaitMessage()
+    {
+        var waits = new List<string>();
+        if (_scenarioTask is { IsCompleted: false } scenario && UncontrolledWaitFinder.Find(scenario, _scheduler) is { } inScenario)
+        {
+            waits.Add("the scenario: " + inScenario);
+        }
+
+        _suspendedBodies.RemoveAll(b => b.Body.IsCompleted);
+        foreach ((int number, Task body) in _suspendedBodies)
+        {
+            if (UncontrolledWaitFinder.Find(body, _scheduler) is { } inBody)
+            {
+                waits.Add($"b{number}'s body: {inBody}");
+            }
+        }
+
+        if (waits.Count == 0)
+        {
+            return null;
+        }
+
+        return $"Uncontrolled wait: nothing the run controls can run, and {string.Join("; ", waits)}. That completes in real time, outside the explored schedule, so the run cannot go on (nor be replayed exactly). In code under test use rt.TimeProvider for time (Task.Delay(delay, rt.TimeProvider)), behaviours or rt.Scheduler for work, and fakes for I/O; or set BocTestOptions.UncontrolledWorkTimeout to let runs wait for such work.";
     }
 
     private static Exception Unwrap(Task task)

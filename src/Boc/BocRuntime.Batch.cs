@@ -62,10 +62,7 @@ public sealed partial class BocRuntime
 
         try
         {
-            if (_maxPending != 0)
-            {
-                AdmitBatch(count);
-            }
+            _admission?.AdmitBatch(count);
         }
         catch (Exception refused)
         {
@@ -86,7 +83,7 @@ public sealed partial class BocRuntime
             _pending.Spawned(worker, thread);
         }
 
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             for (int i = 0; i < count; i++)
             {
@@ -94,7 +91,7 @@ public sealed partial class BocRuntime
                 joins?[i].Scope?.CountOut();
             }
 
-            var disposed = new ObjectDisposedException(GetType().FullName);
+            ObjectDisposedException disposed = ShutDown();
             AbandonAll(members, count, disposed);
             throw disposed;
         }
@@ -146,68 +143,5 @@ public sealed partial class BocRuntime
         {
             members[i].Abandon(canceled);
         }
-    }
-
-    /// <summary>
-    /// A bounded runtime's admission of a whole batch (see BocRuntime.Backpressure.cs): all members or none. From inside
-    /// the runtime, unconditional, like every inside spawn.
-    /// </summary>
-    private void AdmitBatch(int count)
-    {
-        if (IsInside())
-        {
-            Interlocked.Add(ref _admitted.Value, count);
-            return;
-        }
-
-        if (TryAdmitOutside(count))
-        {
-            return;
-        }
-
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-        if (count > _maxPending)
-        {
-            throw new InvalidOperationException(
-                $"A batch of {count} behaviours can never be admitted by a runtime with MaxPendingBehaviours = {_maxPending}; split it, or raise the bound.");
-        }
-
-        if (_throwWhenFull)
-        {
-            throw new BocRuntimeFullException(_maxPending);
-        }
-
-        while (true)
-        {
-            Task signal = RegisterRoomWaiter();
-            if (TryAdmitOutside(count))
-            {
-                return;
-            }
-
-            signal.GetAwaiter().GetResult();
-            if (TryAdmitOutside(count))
-            {
-                return;
-            }
-        }
-    }
-
-    /// <summary>Takes <paramref name="count"/> units of room at once if they fit under the bound.</summary>
-    private bool TryAdmitOutside(int count)
-    {
-        long current = Volatile.Read(ref _admitted.Value);
-        while (current + count <= _maxPending)
-        {
-            long seen = Interlocked.CompareExchange(ref _admitted.Value, current + count, current);
-            if (seen == current)
-            {
-                return true;
-            }
-
-            current = seen;
-        }
-
-        return false;
     }
 }

@@ -21,7 +21,7 @@ public sealed partial class BocRuntime
     /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/>, or use a runtime of its own.
     /// </remarks>
     public static BocRuntime Default =>
-        Volatile.Read(ref s_defaultOverrides) == 0 ? Volatile.Read(ref s_default) ?? CreateDefault() : OverriddenDefault();
+        Atomic.Read(ref s_defaultOverrides) == 0 ? Atomic.Read(ref s_default) ?? CreateDefault() : OverriddenDefault();
 
     // Boc.Testing redirects Default to its controlled runtime for the code of a controlled run, and only there: tests
     // run in parallel, so the redirection is an AsyncLocal (it flows to that run's bodies, continuations and tasks, and
@@ -36,7 +36,7 @@ public sealed partial class BocRuntime
     internal static void BeginDefaultOverride(BocRuntime runtime)
     {
         ArgumentNullException.ThrowIfNull(runtime);
-        Interlocked.Increment(ref s_defaultOverrides);
+        Atomic.Increment(ref s_defaultOverrides);
         s_defaultOverride.Value = runtime;
     }
 
@@ -44,10 +44,10 @@ public sealed partial class BocRuntime
     internal static void EndDefaultOverride()
     {
         s_defaultOverride.Value = null;
-        Interlocked.Decrement(ref s_defaultOverrides);
+        Atomic.Decrement(ref s_defaultOverrides);
     }
 
-    private static BocRuntime OverriddenDefault() => s_defaultOverride.Value ?? Volatile.Read(ref s_default) ?? CreateDefault();
+    private static BocRuntime OverriddenDefault() => s_defaultOverride.Value ?? Atomic.Read(ref s_default) ?? CreateDefault();
 
     /// <summary>
     /// Sets the options of <see cref="Default"/>. Call it once, at startup, before anything uses <see cref="Default"/>
@@ -74,7 +74,7 @@ public sealed partial class BocRuntime
             // The constructor validates the options before it starts anything; if it throws, Default stays unset.
             var runtime = new BocRuntime(options, isDefault: true);
             s_defaultConfigured = true;
-            Volatile.Write(ref s_default, runtime);
+            Atomic.Write(ref s_default, runtime);
         }
     }
 
@@ -82,9 +82,12 @@ public sealed partial class BocRuntime
     {
         lock (s_defaultLock)
         {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
             if (s_default is null)
             {
-                Volatile.Write(ref s_default, new BocRuntime(new BocRuntimeOptions(), isDefault: true));
+                Atomic.Write(ref s_default, new BocRuntime(new BocRuntimeOptions(), isDefault: true));
             }
 
             return s_default;

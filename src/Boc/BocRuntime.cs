@@ -47,16 +47,12 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// </summary>
     public const string FailedCownsDataKey = "Boc.Cowns";
 
-    // Fire-and-forget exceptions kept for the next wait (at most MaxKeptExceptions), and how many more were dropped.
-    // Behind a lock: only failing behaviours and waits come here.
-    private readonly Lock _unobservedLock = new();
-    private List<Exception> _unobserved = [];
-    private long _unobservedDropped;
+    // Fire-and-forget exceptions kept for the next wait (Engines/UnobservedErrors.cs).
+    private readonly UnobservedErrors _unobserved = new();
     private readonly Action<Exception>? _exceptionHandler;
     private readonly bool _failFast;
     private readonly bool _isDefault;
 
-    private readonly Lock _quiescenceLock = new();
     private readonly BocScheduler? _ownedScheduler;
 
     // The dispatcher when it is a BocScheduler (owned or not), for the spawn-time hand-over (BocScheduler.OnSpawn).
@@ -68,11 +64,10 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     // Boc.Testing's controlled dispatcher, which makes each spawn a scheduling point (ISpawnHook); null otherwise.
     private readonly ISpawnHook? _spawnHook;
 
-    // Behaviours accepted but not finished: counted in before enqueuing, out after release and delivery, so "none
-    // pending" means nothing is queued, running, or about to release. Striped per processor (see PendingCount).
+    // Behaviours accepted but not finished, and the waiters for quiescence (Engines/PendingCount.cs): counted in before
+    // enqueuing, out after release and delivery, so "none pending" means nothing is queued, running, or about to release.
     private readonly PendingCount _pending;
     private int _disposed;
-    private TaskCompletionSource? _nextQuiescence;
 
     // BocRuntimeOptions.TraceBehaviours: read by every spawn, so a plain field.
     private readonly bool _traceBehaviours;
@@ -106,7 +101,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
             ArgumentOutOfRangeException.ThrowIfLessThan(workers, 1, nameof(options.WorkerCount));
         }
 
-        (_maxPending, _throwWhenFull) = BoundOf(options);
+        _admission = AdmissionOf(this, options);
 
         switch (options.Dispatcher)
         {
@@ -128,7 +123,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         _exceptionHandler = options.UnhandledExceptionHandler;
         _failFast = options.FailFastOnUnhandledException;
         _isDefault = isDefault;
-        TimeProvider = TimeProvider.System;
+        TimeProvider = options.TimeProvider ?? TimeProvider.System;
         Name = options.Name;
         _traceBehaviours = options.TraceBehaviours;
         // A fixed WorkerCount promises at most that many bodies at once; an inline body would be one more.
@@ -154,7 +149,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         ArgumentNullException.ThrowIfNull(dispatcher);
         ArgumentNullException.ThrowIfNull(scheduler);
         ArgumentNullException.ThrowIfNull(timeProvider);
-        (_maxPending, _throwWhenFull) = BoundOf(options);
+        _admission = AdmissionOf(this, options);
         Dispatcher = dispatcher;
         _bocScheduler = dispatcher as BocScheduler;
         _spawnHook = dispatcher as ISpawnHook;
@@ -184,8 +179,9 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Gets the clock and timers that bodies should use for delays and timeouts (<c>Task.Delay(delay, runtime.TimeProvider)</c>,
-    /// <c>task.WaitAsync(timeout, runtime.TimeProvider)</c>): <see cref="TimeProvider.System"/> for every runtime
-    /// created with public constructors, and virtual time under Boc.Testing, where timers fire under the test's control.
+    /// <c>task.WaitAsync(timeout, runtime.TimeProvider)</c>), and the clock of scope deadlines:
+    /// <see cref="BocRuntimeOptions.TimeProvider"/> (<see cref="TimeProvider.System"/> unless set), and virtual time under
+    /// Boc.Testing, where timers fire under the test's control.
     /// </summary>
     public TimeProvider TimeProvider { get; }
 
@@ -243,94 +239,8 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     public async Task WaitForQuiescenceAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfInOwnBody("wait for the quiescence of");
-        await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
-        ThrowUnobserved();
-    }
-
-    /// <summary>
-    /// Stops accepting behaviours and blocks until every accepted one has finished (see the class remarks).
-    /// </summary>
-    /// <exception cref="InvalidOperationException">
-    /// Called on <see cref="Default"/>, from the body of a behaviour of this runtime (before or after an <c>await</c>),
-    /// from a worker of the runtime's <see cref="BocScheduler"/>, or from the runtime's
-    /// <see cref="BocRuntimeOptions.UnhandledExceptionHandler"/> (each would wait for itself; use <see cref="DisposeAsync"/>).
-    /// </exception>
-    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
-    public void Dispose()
-    {
-        ThrowIfInOwnBody("dispose");
-        if (_ownedScheduler?.IsWorkerThread == true || BocThread.CurrentOrNull?.Handling == this)
-        {
-            throw new InvalidOperationException(
-                "Dispose blocks until every behaviour has finished; on one of the runtime's own workers, or in its unhandled-exception handler (which runs while the failed behaviour is pending), it would wait for itself. Use DisposeAsync.");
-        }
-
-        BeginDispose();
-        QuiescentAsync().GetAwaiter().GetResult();
-        _ownedScheduler?.Dispose();
-        BocMetrics.Runtimes.Remove(this);
-        ThrowUnobserved();
-    }
-
-    /// <summary>
-    /// Stops accepting behaviours and completes when every accepted one has finished (see the class remarks). The same
-    /// as <see cref="ShutdownAsync(CancellationToken)"/> without a way out.
-    /// </summary>
-    /// <returns>A task that completes when the runtime has drained.</returns>
-    /// <exception cref="InvalidOperationException">
-    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (before or after an
-    /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
-    /// </exception>
-    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
-    public ValueTask DisposeAsync() => new(ShutdownAsync(CancellationToken.None));
-
-    /// <summary>
-    /// Stops accepting behaviours, waits until every accepted one has finished, then stops the runtime's
-    /// <see cref="BocScheduler"/> workers, if it has them: a drain with a way out, in the manner of
-    /// <c>IHost.StopAsync</c>.
-    /// </summary>
-    /// <param name="cancellationToken">
-    /// Gives up the wait. The runtime still accepts nothing new, and the pending behaviours keep running: call this
-    /// method again (or <see cref="Dispose"/>) to wait for them. An already drained runtime completes even if the
-    /// token is canceled.
-    /// </param>
-    /// <returns>A task that completes when the runtime has drained.</returns>
-    /// <exception cref="BocShutdownCanceledException">
-    /// <paramref name="cancellationToken"/> was canceled first; <see cref="BocShutdownCanceledException.PendingBehaviours"/>
-    /// says how many behaviours had not finished. It is an <see cref="OperationCanceledException"/>.
-    /// </exception>
-    /// <exception cref="InvalidOperationException">
-    /// Called on <see cref="Default"/>, or from the body of a behaviour of this runtime (before or after an
-    /// <c>await</c>: it would wait for itself). The returned task fails with it, and the runtime keeps accepting.
-    /// </exception>
-    /// <exception cref="AggregateException">Fire-and-forget behaviours threw exceptions that nobody observed.</exception>
-    public async Task ShutdownAsync(CancellationToken cancellationToken)
-    {
-        BeginDispose();
-        try
-        {
-            await QuiescentAsync().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
-        }
-        catch (OperationCanceledException canceled) when (canceled.CancellationToken == cancellationToken)
-        {
-            throw new BocShutdownCanceledException(_pending.Estimate(), canceled, cancellationToken);
-        }
-
-        if (_ownedScheduler is { } scheduler)
-        {
-            // Joining the workers blocks; never do it on one of them (a continuation of this method may run there).
-            if (scheduler.IsWorkerThread)
-            {
-                await Task.Run(scheduler.Dispose, CancellationToken.None).ConfigureAwait(false);
-            }
-            else
-            {
-                scheduler.Dispose();
-            }
-        }
-
-        BocMetrics.Runtimes.Remove(this);
-        ThrowUnobserved();
+        await _pending.WhenQuiescent().WaitAsync(cancellationToken).ConfigureAwait(ContinuesOnCapturedContext);
+        _unobserved.ThrowIfAny();
     }
 
     /// <summary>
@@ -366,14 +276,14 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         // (a Dekker pair, fenced on both sides, or by the disposer alone for a plain count on a line of one writer:
         // PendingCount), so a drain can never miss an accepted behaviour.
         _pending.Spawned(worker, thread);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             OnBehaviourFinished();
             join.Scope?.CountOut();
 
             // Never enqueued, and its awaitable (if any) not handed out: nothing else can reach it.
             behaviour.Discard();
-            ObjectDisposedException.ThrowIf(true, this);
+            throw ShutDown();
         }
 
         // Observability (Diagnostics/BocMetrics.cs, BocTracing.cs): one cheap check each while nobody listens.
@@ -423,13 +333,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
     /// result calls this before it delivers it, and <see cref="CountOut(BocThread?, int)"/> after: whoever holds the
     /// result then finds the room free (its continuation may run at once, on the delivering thread, and spawn again).
     /// </summary>
-    internal void GiveRoomBack(int count = 1)
-    {
-        if (_maxPending != 0)
-        {
-            ReleaseAdmission(count);
-        }
-    }
+    internal void GiveRoomBack(int count = 1) => _admission?.Release(count);
 
     /// <summary>Counts <paramref name="count"/> finished behaviours out of quiescence, after <see cref="GiveRoomBack"/>.</summary>
     internal void CountOut(int count = 1) => CountOut(null, count);
@@ -447,7 +351,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         // this way).
         if (_pending.Finished(_bocScheduler?.WorkerIndexOf(thread) ?? -1, thread, count) && _pending.IsQuiescent())
         {
-            SignalQuiescence();
+            _pending.SignalWaiters();
         }
     }
 
@@ -461,7 +365,7 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         Action<Exception>? handler = _exceptionHandler;
         if (handler is null)
         {
-            Keep(error);
+            _unobserved.Keep(error);
             return;
         }
 
@@ -478,201 +382,11 @@ public sealed partial class BocRuntime : IDisposable, IAsyncDisposable
         catch (Exception handlerError)
 #pragma warning restore CA1031
         {
-            Keep(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
+            _unobserved.Keep(new AggregateException("The unhandled-exception handler threw.", error, handlerError));
         }
         finally
         {
             thread.Handling = outer;
         }
     }
-
-    /// <summary>
-    /// Copies and validates a dynamic cown set into the calling thread's scratch buffer, before anything is admitted,
-    /// rented or enqueued: a bad element, or a list changed by another thread meanwhile, cannot leave a behaviour
-    /// half-enqueued, and the behaviour copies the set from a snapshot that nobody else writes. The spawn clears the
-    /// returned span once the behaviour has its copy. No allocation once the thread's buffer is large enough.
-    /// </summary>
-    internal static Span<IAcquirable<T>> StageCowns<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
-        where T : class
-    {
-        ArgumentNullException.ThrowIfNull(cowns);
-        int count = cowns.Count;
-        if (count > MaxCownsPerBehaviour - singles)
-        {
-            throw new ArgumentException(
-                $"A behaviour may acquire at most {MaxCownsPerBehaviour} cowns; {count + singles} were requested.", nameof(cowns));
-        }
-
-        Span<IAcquirable<T>> staged = CownScratch<T>.For(count);
-        for (int i = 0; i < count; i++)
-        {
-            if (cowns[i] is not { } cown)
-            {
-                staged[..i].Clear();
-                throw new ArgumentException($"The cown at index {i} is null.", nameof(cowns));
-            }
-
-            staged[i] = cown;
-        }
-
-        return staged;
-    }
-
-    /// <summary>
-    /// Copies and validates a dynamic cown set into a new array (a batch member, which keeps it until the batch is
-    /// enqueued), so that a bad element or a list changed by another thread cannot leave a behaviour half-enqueued.
-    /// </summary>
-    internal static IAcquirable<T>[] SnapshotCowns<T>(IReadOnlyList<IAcquirable<T>> cowns, int singles)
-        where T : class
-    {
-        ArgumentNullException.ThrowIfNull(cowns);
-        int count = cowns.Count;
-        if (count > MaxCownsPerBehaviour - singles)
-        {
-            throw new ArgumentException(
-                $"A behaviour may acquire at most {MaxCownsPerBehaviour} cowns; {count + singles} were requested.", nameof(cowns));
-        }
-
-        var copy = new IAcquirable<T>[count];
-        for (int i = 0; i < count; i++)
-        {
-            copy[i] = cowns[i] ?? throw new ArgumentException($"The cown at index {i} is null.", nameof(cowns));
-        }
-
-        return copy;
-    }
-
-    private void BeginDispose()
-    {
-        if (_isDefault)
-        {
-            throw new InvalidOperationException("The default runtime lives as long as the process and cannot be disposed.");
-        }
-
-        ThrowIfInOwnBody("dispose");
-        Interlocked.Exchange(ref _disposed, 1);
-
-        // The disposer's half of the spawn's Dekker pair: a worker, or a thread with a line of its own, counts a spawn in
-        // with a plain store (PendingCount).
-        global::Boc.PendingCount.FenceWorkers();
-
-        // Release every producer waiting for room at once: each looks at _disposed after it registered (under the room
-        // lock, which this signal takes after the flag's fenced write), so it is either woken here or sees the flag
-        // before it sleeps, and is refused (BocRuntime.Backpressure.cs, "The wake-up").
-        if (_maxPending != 0)
-        {
-            SignalRoom();
-        }
-    }
-
-    /// <summary>
-    /// Refuses a wait for this runtime's behaviours from one of those behaviours: the caller is pending until its body
-    /// ends, so the wait could never end. Asynchronous bodies are bodies until their task completes (see
-    /// <see cref="Behaviour.Current"/>), so this also holds after an <c>await</c>, on any thread.
-    /// </summary>
-    private void ThrowIfInOwnBody(string operation)
-    {
-        if (Behaviour.RunningOn == this)
-        {
-            throw new InvalidOperationException(
-                $"A behaviour cannot {operation} its own runtime: that waits for every behaviour of the runtime, including the caller, which would wait for itself.");
-        }
-    }
-
-    private Task QuiescentAsync()
-    {
-        if (_pending.IsQuiescent())
-        {
-            return Task.CompletedTask;
-        }
-
-        TaskCompletionSource? earlier;
-        lock (_quiescenceLock)
-        {
-            // Register, then look again: either this check sees the last completion, or the last finisher sees the
-            // registration and signals (PendingCount's remarks).
-            _pending.SetWaiting(true);
-            if (!_pending.IsQuiescent())
-            {
-                // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
-                // must not run the waiter's continuation inline.
-                _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                return _nextQuiescence.Task;
-            }
-
-            // Quiescent after all: release the waiters registered before us too (the moment is theirs as well).
-            earlier = _nextQuiescence;
-            _nextQuiescence = null;
-            _pending.SetWaiting(false);
-        }
-
-        earlier?.TrySetResult();
-        return Task.CompletedTask;
-    }
-
-    private void SignalQuiescence()
-    {
-        TaskCompletionSource? waiters;
-        lock (_quiescenceLock)
-        {
-            // Several finishers may get here for one quiescent moment, and a spawn may have raced in since the check:
-            // then this is not a quiescent moment, the registration stays, and a later finisher signals.
-            if (_nextQuiescence is null || !_pending.IsQuiescent())
-            {
-                return;
-            }
-
-            waiters = _nextQuiescence;
-            _nextQuiescence = null;
-            _pending.SetWaiting(false);
-        }
-
-        waiters.TrySetResult();
-    }
-
-    private void Keep(Exception error)
-    {
-        lock (_unobservedLock)
-        {
-            if (_unobserved.Count < MaxKeptExceptions)
-            {
-                _unobserved.Add(error);
-            }
-            else
-            {
-                _unobservedDropped++;
-            }
-        }
-    }
-
-    private void ThrowUnobserved()
-    {
-        List<Exception> errors;
-        long dropped;
-        lock (_unobservedLock)
-        {
-            if (_unobserved.Count == 0)
-            {
-                return;
-            }
-
-            errors = _unobserved;
-            dropped = _unobservedDropped;
-            _unobserved = [];
-            _unobservedDropped = 0;
-        }
-
-        string message = dropped == 0
-            ? "Fire-and-forget behaviours threw exceptions that no handler observed."
-            : $"Fire-and-forget behaviours threw exceptions that no handler observed: the first {errors.Count} are kept, and {dropped} more were counted but not kept.";
-        throw new AggregateException(message, errors);
-    }
-}
-
-/// <summary>A counter alone on its cache line (64 bytes of padding on each side).</summary>
-[StructLayout(LayoutKind.Explicit, Size = 192)]
-internal struct PaddedCounter
-{
-    [FieldOffset(64)]
-    public long Value;
 }

@@ -106,4 +106,11 @@ public sealed class BocRuntimeOptions
     /// bound. <c>TryWhen</c> returns false instead in either mode.
     /// </summary>
     public BocFullMode FullMode { get; set; } = BocFullMode.Wait;
+
+    /// <summary>
+    /// Gets or sets the clock of the runtime's timers (scope deadlines) and of <see cref="BocRuntime.TimeProvider"/>,
+    /// or null (the default) for <see cref="System.TimeProvider.System"/>. A test can pass a fake clock to make a
+    /// deadline pass at a chosen point; a host can pass the one it registered.
+    /// </summary>
+    public TimeProvider? TimeProvider { get; set; }
 }

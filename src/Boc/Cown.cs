@@ -28,31 +28,23 @@ public abstract class Cown
     private static long t_idLimit;
 
     // The layout is explicit, in two groups a cache line apart. The state and the id are written once and then read:
-    // the id by every spawn of two or more cowns (it orders the acquisition), the state by every body.
-    // The queue's fields (Last, PendingWriter, ReadState) are written by every spawn (the Exchange) and every release
-    // (the compare-and-swap), usually on different cores. On one line, a spawner's read of the id and a body's read of
-    // the state missed whenever another core had just released the cown, and a spawn then needed the line a second
-    // time, exclusively, for its Exchange. Apart, the first line stays shared in every core's cache. In plain processes
-    // alternating with the packed layout, Logistic Map full (an outside producer's two-cown spawns) took 50.0 and 50.0
-    // ms against 56.8 and 57.6; Count actor, Banking full and Fork-Join Create full moved within their spread, and
-    // Thread Ring not at all. It costs 56 bytes a cown (120 on x64 instead of 64; SlotLayoutTests pins the size).
+    // the id by every spawn of two or more cowns (it orders the acquisition), the state by every body. The queue's
+    // fields (CownQueue: the tail, the pending writer, the readers) are written by every spawn (the Exchange) and every
+    // release (the compare-and-swap), usually on different cores. On one line, a spawner's read of the id and a body's
+    // read of the state missed whenever another core had just released the cown, and a spawn then needed the line a
+    // second time, exclusively, for its Exchange. Apart, the first line stays shared in every core's cache: an outside
+    // producer's two-cown spawns (Logistic Map full) ran faster, the rest within their spread (docs/performance/
+    // decisions.md, "Cown layout"). It makes a cown 120 bytes on x64 instead of 64 (SlotLayoutTests pins the size).
     // The queue's fields start 72 bytes in: objects are only 8-byte aligned, and 72 is the least offset at which no
     // 64-byte line can hold both a byte of the first group (bytes 0-15) and a byte of the queue's fields.
     private const int QueueOffset = 72;
 
-    // ---- Protocol state. Only the protocol files (Protocol/Behaviour.*.cs, Appending/Behaviour.Appending.cs) read or write these; their comments say why each access is safe.
+    // ---- Protocol state: the queue (Protocol/CownQueue.cs), whose fields are private to it; its operations are the
+    // only way to touch them.
 
-    /// <summary>The behaviour most recently enqueued on this cown, or null when its queue is empty.</summary>
+    /// <summary>The cown's queue state: the tail, the active readers and the pending writer.</summary>
     [FieldOffset(QueueOffset)]
-    internal Behaviour? Last;
-
-    /// <summary>Active readers in the low bits, plus <see cref="Slot.WriterWaiting"/> while a writer waits for them.</summary>
-    [FieldOffset(QueueOffset + 16)]
-    internal int ReadState;
-
-    /// <summary>The writer that holds the queue's turn but waits for active readers to leave.</summary>
-    [FieldOffset(QueueOffset + 8)]
-    internal Behaviour? PendingWriter;
+    internal CownQueue Queue;
 
     /// <summary>The protected state. Never null; typed access goes through <see cref="Cown{T}"/>.</summary>
     [FieldOffset(0)]
@@ -61,9 +53,19 @@ public abstract class Cown
     [FieldOffset(8)]
     private readonly long _id;
 
-    private protected Cown(object state)
+    // In the first group's line, written once: a name costs no byte (the group's line has room) and no spawn reads it.
+    [FieldOffset(16)]
+    private readonly string? _name;
+
+    private protected Cown(object state, string? name)
     {
+        if (name is not null && string.IsNullOrWhiteSpace(name))
+        {
+            throw new ArgumentException("A cown's name, if given, must have a character other than white space.", nameof(name));
+        }
+
         State = state;
+        _name = name;
         _id = NextId();
     }
 
@@ -72,6 +74,12 @@ public abstract class Cown
     /// behaviours acquire cowns.
     /// </summary>
     public long Id => _id;
+
+    /// <summary>
+    /// Gets the name given when the cown was created, or null. Logs, exceptions, behaviour spans and Boc.Testing's traces
+    /// show it (see <see cref="ToString"/>); it has no other effect, and need not be unique.
+    /// </summary>
+    public string? Name => _name;
 
     /// <summary>
     /// Requests read-only access to <paramref name="cown"/>: pass the result to <c>When</c> in place of the cown.
@@ -104,14 +112,15 @@ public abstract class Cown
     private static long NextIdBlock()
     {
         // Ids (last - IdBlock, last] are this thread's; hand out the first now.
-        long last = Interlocked.Add(ref s_lastId, IdBlock);
+        long last = Atomic.Add(ref s_lastId, IdBlock);
         t_nextId = last - IdBlock + 2;
         t_idLimit = last + 1;
         return last - IdBlock + 1;
     }
 
-    /// <inheritdoc/>
-    public override string ToString() => $"Cown#{Id}";
+    /// <summary>Returns the cown's name and id (<c>alice#15</c>), or its id alone if it has no name (<c>Cown#15</c>).</summary>
+    /// <returns>The cown as logs, exceptions and traces show it.</returns>
+    public override string ToString() => _name is null ? $"Cown#{Id}" : $"{_name}#{Id}";
 
     /// <summary>
     /// Gets the debugger's one-line summary: the id and whether the queue is empty, with active readers and a writer
@@ -121,16 +130,15 @@ public abstract class Cown
     {
         get
         {
-            bool queued = Volatile.Read(ref Last) is not null;
-            int readState = Volatile.Read(ref ReadState);
-            int readers = readState & ~Slot.WriterWaiting;
-            string text = queued ? $"Cown#{Id}, busy (queue not empty)" : readers > 0 ? $"Cown#{Id}, busy" : $"Cown#{Id}, idle";
+            (Behaviour? tail, int readers, bool writerWaits, _) = Queue.Snapshot();
+            bool queued = tail is not null;
+            string text = queued ? $"{this}, busy (queue not empty)" : readers > 0 ? $"{this}, busy" : $"{this}, idle";
             if (readers > 0)
             {
                 text += readers == 1 ? ", 1 reader running" : $", {readers} readers running";
             }
 
-            if ((readState & Slot.WriterWaiting) != 0)
+            if (writerWaits)
             {
                 text += ", a writer waits for the readers";
             }

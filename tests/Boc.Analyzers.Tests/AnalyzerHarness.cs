@@ -62,15 +62,7 @@ internal static partial class AnalyzerHarness
         return paths.Distinct().Select(p => (MetadataReference)MetadataReference.CreateFromFile(p)).ToImmutableArray();
     });
 
-    public static ImmutableArray<DiagnosticAnalyzer> AllAnalyzers { get; } = ImmutableArray.Create<DiagnosticAnalyzer>(
-        new NonAcquiredStateAnalyzer(),
-        new AcquiredStateEscapeAnalyzer(),
-        new SharedMutableCaptureAnalyzer(),
-        new ReadOnlyWriteAnalyzer(),
-        new BlockingCallAnalyzer(),
-        new AsyncVoidBodyAnalyzer(),
-        new SelfWaitAnalyzer(),
-        new ClusterCopyAnalyzer());
+    public static ImmutableArray<DiagnosticAnalyzer> AllAnalyzers { get; } = Rules.All();
 
     public static ImmutableArray<MetadataReference> References => s_references.Value;
 

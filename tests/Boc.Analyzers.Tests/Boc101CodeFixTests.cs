@@ -1,11 +1,7 @@
 using System.Collections.Immutable;
-using System.Reflection;
-using System.Runtime.Loader;
 using Boc.Analyzers.CodeFixes;
 using Microsoft.CodeAnalysis;
 using Microsoft.CodeAnalysis.CodeActions;
-using Microsoft.CodeAnalysis.CodeFixes;
-using Microsoft.CodeAnalysis.CSharp;
 using static Boc.Analyzers.Tests.AnalyzerHarness;
 
 namespace Boc.Analyzers.Tests;
@@ -19,9 +15,6 @@ public class Boc101CodeFixTests
 {
     private const string Acquire = "Acquire";
     private const string Capture = "Capture";
-
-    // Generous: the fixed programs finish in milliseconds; only a deadlock gets near this.
-    private static readonly TimeSpan s_hangGuard = TimeSpan.FromSeconds(60);
 
     [Fact]
     public Task Adds_the_outer_cown_to_a_simple_lambda() => VerifyFixAsync(Acquire,
@@ -326,34 +319,7 @@ public class Boc101CodeFixTests
         Assert.Empty(await AnalyzeAsync(compilation));
 
         // And it completes, with the result the original meant.
-        Assert.Equal(expected, await RunAsync(compilation));
-    }
-
-    /// <summary>Emits, loads into a collectible context (Boc resolves to the test's own copy) and runs Program.Run.</summary>
-    internal static async Task<long> RunAsync(Compilation compilation)
-    {
-        using var image = new MemoryStream();
-        Microsoft.CodeAnalysis.Emit.EmitResult emitted = compilation.Emit(image);
-        Assert.True(emitted.Success, string.Join("\n", emitted.Diagnostics));
-        image.Position = 0;
-        var context = new AssemblyLoadContext("fixed-code", isCollectible: true);
-        try
-        {
-            Assembly assembly = context.LoadFromStream(image);
-            MethodInfo run = assembly.GetType("Program", throwOnError: true)!.GetMethod("Run")!;
-            var runtime = new BocRuntime();
-            var running = (Task<long>)run.Invoke(null, [runtime])!;
-            Task finished = await Task.WhenAny(running, Task.Delay(s_hangGuard));
-            // On a hang the runtime is left alone: disposing it would wait for the stuck behaviour forever.
-            Assert.True(finished == running, $"the fixed code did not complete within {s_hangGuard.TotalSeconds} s: it deadlocks");
-            long result = await running;
-            await runtime.DisposeAsync();
-            return result;
-        }
-        finally
-        {
-            context.Unload();
-        }
+        Assert.Equal(expected, await CodeFixHarness.RunAsync(compilation));
     }
 
     private static async Task<List<string>> TitlesAsync(string source) =>
@@ -363,31 +329,7 @@ public class Boc101CodeFixTests
     /// The fixes the BOC101 providers offer for <paramref name="source"/> (wrapped in the harness's usings and shared types,
     /// then <paramref name="suffix"/>), for the diagnostics of <paramref name="analyzers"/> (BOC101's by default).
     /// </summary>
-    internal static async Task<List<(Document Document, CodeAction Action)>> FixesAsync(string source,
-        ImmutableArray<Microsoft.CodeAnalysis.Diagnostics.DiagnosticAnalyzer>? analyzers = null, string suffix = "")
-    {
-        using var workspace = new AdhocWorkspace();
-        var projectId = ProjectId.CreateNewId();
-        var documentId = DocumentId.CreateNewId(projectId);
-        Solution solution = workspace.CurrentSolution
-            .AddProject(projectId, "Test", "Test", LanguageNames.CSharp)
-            .WithProjectCompilationOptions(projectId, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable))
-            .WithProjectParseOptions(projectId, new CSharpParseOptions(LanguageVersion.Preview))
-            .AddMetadataReferences(projectId, References)
-            .AddDocument(documentId, "Test.cs", Usings + source + SharedTypes + suffix);
-        Document document = solution.GetDocument(documentId)!;
-        Compilation compilation = (await document.Project.GetCompilationAsync())!;
-        ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync(compilation, analyzers ?? [new NonAcquiredStateAnalyzer()]);
-        var fixes = new List<(Document Document, CodeAction Action)>();
-        foreach (CodeFixProvider provider in new CodeFixProvider[] { new AcquireOuterCownCodeFix(), new CaptureOuterValueCodeFix() })
-        {
-            foreach (Diagnostic diagnostic in diagnostics.Where(d => provider.FixableDiagnosticIds.Contains(d.Id)))
-            {
-                var context = new CodeFixContext(document, diagnostic, (action, _) => fixes.Add((document, action)), CancellationToken.None);
-                await provider.RegisterCodeFixesAsync(context);
-            }
-        }
-
-        return fixes;
-    }
+    internal static Task<List<(Document Document, CodeAction Action)>> FixesAsync(string source,
+        ImmutableArray<Microsoft.CodeAnalysis.Diagnostics.DiagnosticAnalyzer>? analyzers = null, string suffix = "") =>
+        CodeFixHarness.FixesAsync(source, analyzers ?? [new NonAcquiredStateAnalyzer()], [new AcquireOuterCownCodeFix(), new CaptureOuterValueCodeFix()], suffix);
 }

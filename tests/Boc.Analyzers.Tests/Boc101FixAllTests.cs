@@ -120,16 +120,7 @@ public class Boc101FixAllTests
 
     private static async Task<string> FixAllAsync(string source)
     {
-        using var workspace = new AdhocWorkspace();
-        var projectId = ProjectId.CreateNewId();
-        var documentId = DocumentId.CreateNewId(projectId);
-        Solution solution = workspace.CurrentSolution
-            .AddProject(projectId, "Test", "Test", LanguageNames.CSharp)
-            .WithProjectCompilationOptions(projectId, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable))
-            .WithProjectParseOptions(projectId, new CSharpParseOptions(LanguageVersion.Preview))
-            .AddMetadataReferences(projectId, References)
-            .AddDocument(documentId, "Test.cs", Usings + source + SharedTypes);
-        Document document = solution.GetDocument(documentId)!;
+        Document document = CodeFixHarness.DocumentFor(Usings + source + SharedTypes);
         ImmutableArray<Diagnostic> diagnostics = await AnalyzeAsync((await document.Project.GetCompilationAsync())!, [new NonAcquiredStateAnalyzer()]);
         Assert.True(diagnostics.Length >= 2, "a fix-all test needs several diagnostics");
 
@@ -140,7 +131,7 @@ public class Boc101FixAllTests
         CodeAction action = (await fix.GetFixAllProvider()!.GetFixAsync(context))!;
         ImmutableArray<CodeActionOperation> operations = await action.GetOperationsAsync(CancellationToken.None);
         Solution changed = Assert.IsType<ApplyChangesOperation>(Assert.Single(operations)).ChangedSolution;
-        return (await changed.GetDocument(documentId)!.GetTextAsync()).ToString();
+        return (await changed.GetDocument(document.Id)!.GetTextAsync()).ToString();
     }
 
     private sealed class Diagnostics(ImmutableArray<Diagnostic> all) : FixAllContext.DiagnosticProvider

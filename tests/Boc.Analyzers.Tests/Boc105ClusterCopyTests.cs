@@ -22,7 +22,7 @@ public class Boc105ClusterCopyTests
             {
                 var alice = cluster.Cown<Account>("alice");
                 Account? kept = null;
-                await cluster.WhenAsync(alice, a => { {|BOC103:kept|} = {|BOC105:a|}; });
+                await cluster.WhenAsync(alice, a => { kept = {|BOC105:a|}; });
                 await cluster.WhenAsync(alice, a => s_seen.Add({|BOC105:a|}));
                 await cluster.WhenAsync(alice, a => { var log = a.Log; sink.Enqueue({|BOC105:log|}); });
                 await cluster.WhenAsync(alice, a => pending.Enqueue({|BOC105:() => a.Balance++|}));

@@ -99,7 +99,10 @@ public class InRepoCodeTests
     /// framework (the samples include an ASP.NET Core service and a worker service; it has Microsoft.Extensions.Hosting
     /// and friends too).
     /// </summary>
-    internal static IEnumerable<MetadataReference> ProgramReferences() =>
+    internal static IEnumerable<MetadataReference> ProgramReferences() => s_programReferences.Value;
+
+    // Made once: a reference object carries its metadata, read once however many compilations use it.
+    private static readonly Lazy<ImmutableArray<MetadataReference>> s_programReferences = new(() =>
         new[]
         {
             typeof(BenchmarkDotNet.Attributes.BenchmarkAttribute).Assembly,
@@ -116,7 +119,8 @@ public class InRepoCodeTests
         }.Distinct().Select(a => a.Location)
             .Concat(OrleansAssemblies())
             .Concat(Directory.EnumerateFiles(Path.GetDirectoryName(typeof(Microsoft.AspNetCore.Builder.WebApplication).Assembly.Location)!, "*.dll"))
-            .Select(path => (MetadataReference)MetadataReference.CreateFromFile(path));
+            .Select(path => (MetadataReference)MetadataReference.CreateFromFile(path))
+            .ToImmutableArray());
 
     private static bool UsesOrleans(string project) =>
         System.Xml.Linq.XDocument.Load(project).Descendants()

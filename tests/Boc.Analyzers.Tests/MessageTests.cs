@@ -76,10 +76,49 @@ public class MessageTests
     }
 
     [Fact]
+    public async Task Type_names_are_printed_as_written_without_a_nullable_mark()
+    {
+        // A var local's type is nullable-annotated (List<int>?): the message names the type, not the annotation.
+        string local = await SingleMessageAsync("BOC103", """
+            class C
+            {
+                void M(Cown<Account> c)
+                {
+                    var items = new List<int>();
+                    When(c, a => items.Add(1));
+                    Console.WriteLine(items.Count);
+                }
+            }
+            """);
+        Assert.Equal("'items' is a mutable 'List<int>' that the spawning code (or another spawn) also uses: the accesses race; give the behaviour its own copy, or keep the object in a cown", local);
+
+        string parameter = await SingleMessageAsync("BOC103", """
+            class C
+            {
+                void M(Cown<Account> c, StringBuilder? sb) => When(c, a => sb?.Append(a.Balance));
+            }
+            """);
+        Assert.StartsWith("'sb' is a parameter of mutable type 'StringBuilder':", parameter, StringComparison.Ordinal);
+
+        string state = await SingleMessageAsync("BOC103", """
+            class C
+            {
+                void M(BocRuntime runtime, Cown<Account> c)
+                {
+                    var log = new Dictionary<string, List<Account>>();
+                    runtime.When(c, static (a, l) => l.Clear(), log);
+                    log.Clear();
+                }
+            }
+            """);
+        Assert.StartsWith("The state argument 'log' is a mutable 'Dictionary<string, List<Account>>' that", state, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Descriptors_have_one_line_titles_and_message_formats()
     {
         var descriptors = AllAnalyzers.SelectMany(a => a.SupportedDiagnostics).ToList();
-        Assert.Equal(8, descriptors.Count);
+        Assert.Equal(9, descriptors.Count);
         foreach (DiagnosticDescriptor descriptor in descriptors)
         {
             foreach (string text in new[] { descriptor.Title.ToString(CultureInfo.InvariantCulture), descriptor.MessageFormat.ToString(CultureInfo.InvariantCulture) })

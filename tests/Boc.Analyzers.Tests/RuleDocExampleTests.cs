@@ -25,7 +25,7 @@ namespace Boc.Analyzers.Tests;
 /// </summary>
 public partial class RuleDocExampleTests
 {
-    private static readonly string[] Pages = ["BOC101", "BOC102", "BOC103", "BOC104", "BOC105", "BOC201", "BOC202", "BOC203"];
+    private static readonly string[] Pages = ["BOC101", "BOC102", "BOC103", "BOC104", "BOC105", "BOC201", "BOC202", "BOC203", "BOC204"];
 
     /// <summary>Locals the examples' statements may use (declared in front of them unless the example declares the name).</summary>
     private static readonly (string Name, string Declaration)[] Locals =
@@ -140,6 +140,7 @@ public partial class RuleDocExampleTests
         using System.Text.Json;
         using System.Text.RegularExpressions;
         using Boc.Orleans;
+        using Microsoft.AspNetCore.Http;
         using Microsoft.Extensions.Logging;
 
         """;

@@ -257,17 +257,42 @@ public sealed class AddBocTests
     public void Bad_registrations_throw_before_anything_is_registered()
     {
         Assert.Throws<ArgumentNullException>(() => BocServiceCollectionExtensions.AddBoc(null!));
-
         var services = new ServiceCollection();
-        Assert.Throws<ArgumentOutOfRangeException>(() => services.AddBoc(o => o.WorkerCount = 0));
-        Assert.Throws<ArgumentOutOfRangeException>(() => services.AddBoc(o => o.MaxPendingBehaviours = 0));
+        Assert.Throws<ArgumentNullException>(() => services.AddBoc((Action<BocRuntimeOptions>)null!));
+        Assert.Throws<ArgumentNullException>(() => services.AddBoc((Action<IServiceProvider, BocRuntimeOptions>)null!));
+        Assert.Throws<ArgumentNullException>(() => services.AddBoc((Microsoft.Extensions.Configuration.IConfiguration)null!));
         Assert.Empty(services);
 
+        // Bad option values fail when the host starts, naming the option: ValidationTests.
         services.AddBoc();
         int registered = services.Count;
         var error = Assert.Throws<InvalidOperationException>(() => services.AddBoc(o => o.WorkerCount = 4));
         Assert.Contains("once", error.Message, StringComparison.Ordinal);
         Assert.Equal(registered, services.Count);
+    }
+
+    [Fact]
+    public async Task A_host_whose_drain_timed_out_is_disposed_without_waiting_for_the_pending_behaviours()
+    {
+        // The container owns the runtime (AddBoc creates it from the service provider) and disposes it with the host:
+        // that disposal must not wait, without a limit, for what the bounded drain gave up on.
+        var (builder, _) = NewBuilder();
+        builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromMilliseconds(100));
+        builder.Services.AddBoc();
+        IHost host = builder.Build();
+        await host.StartAsync().WaitAsync(Limit);
+        var runtime = host.Services.GetRequiredService<BocRuntime>();
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var cown = new Cown<Counter>(new Counter());
+        runtime.When(cown, async c => { await gate.Task; c.Value++; });
+        await host.StopAsync().WaitAsync(Limit);
+
+        await Task.Run(host.Dispose).WaitAsync(Limit);
+
+        Assert.False(gate.Task.IsCompleted);
+        gate.SetResult();
+        await runtime.ShutdownAsync(CancellationToken.None).WaitAsync(Limit);
+        Assert.Equal(1, (await ReadAsync(cown)).Value);
     }
 
     [Fact]

@@ -7,6 +7,7 @@
 //   reader   redis=… cluster=… prefix=… keys=K1,K2,… journal=PATH [interval-ms=50]     snapshots until killed
 //            or: inside=K1,K2 gate=NAME: one read holding its cowns (marked in Redis) until the gate opens
 //   writer   redis=… cluster=… prefix=… key=K journal=PATH        one write; journals "overlap" if a reader is inside
+//   touch    redis=… cluster=… prefix=… keys=K1,K2,… journal=PATH  one write of each key, all at once
 //   collect  redis=… cluster=…                                   forces collection of every idle activation
 //   keyed    redis=… cluster=… prefix=… from=K [to=K] id=N key=KEY journal=PATH [gate=NAME repeat=N delay-ms=N]   KeyedRole.cs
 //   lookup   redis=… cluster=… prefix=… coordinator=K key=KEY journal=PATH [reissue=true from= to= id=]
@@ -26,6 +27,7 @@ return settings.Role switch
     "spawner" => await SpawnerRole.RunAsync(settings),
     "reader" => await ReaderRole.RunAsync(settings),
     "writer" => await ReaderRole.WriteAsync(settings),
+    "touch" => await ReaderRole.TouchAsync(settings),
     "collect" => await ReaderRole.CollectAsync(settings),
     "keyed" => await KeyedRole.RunAsync(settings),
     "lookup" => await KeyedRole.LookUpAsync(settings),

@@ -98,6 +98,17 @@ internal static class ReaderRole
         return 0;
     }
 
+    /// <summary>One write of each of the given cowns, all at once: their activations are placed and their first writes made.</summary>
+    public static async Task<int> TouchAsync(Settings settings)
+    {
+        string prefix = settings.Get("prefix");
+        using var journal = new Journal(settings.Get("journal"));
+        await using Client client = await Client.StartAsync(settings);
+        await Task.WhenAll(settings.Get("keys").Split(',').Select(k => client.Boc.WhenAsync(client.Boc.Cown<LedgerAccount>(prefix + k), a => { a.Balance += 0; })));
+        journal.Write("done");
+        return 0;
+    }
+
     /// <summary>Collects every idle activation of the cluster now (a management call), as a silo under memory pressure would.</summary>
     public static async Task<int> CollectAsync(Settings settings)
     {

@@ -1,6 +1,7 @@
 using System.Globalization;
 using Boc.Orleans.FaultTests.Node;
 using Boc.Orleans.Grains;
+using Boc.TestStore;
 
 namespace Boc.Orleans.FaultTests;
 
@@ -10,12 +11,23 @@ namespace Boc.Orleans.FaultTests;
 /// between attempts (a caller that trusted it ran the operation twice), and a coordinator reactivated on a silo whose
 /// wall clock is ahead, which dropped the key's record before the retention had passed. Seeded as ProcessFaultTests.
 /// </summary>
-[Collection(RedisGroup.Name)]
-public sealed class ExactlyOnceTests(RedisServer redis)
+public sealed class ExactlyOnceTests(StoreFixture stores) : IClassFixture<StoreFixture>
 {
     private static readonly TimeSpan Minute = TimeSpan.FromMinutes(1);
 
-    public static TheoryData<int> Seeds() => ProcessFaultTests.Seeds();
+    // One store kind (Redis where it is there, as in CI): what these scenarios test is the grains' keys and clocks, which
+    // no store kind changes, and each waits out most of a retention.
+    public static TheoryData<StoreKind, int> Cases()
+    {
+        var cases = new TheoryData<StoreKind, int>();
+        StoreKind kind = StoreFixture.Kinds[^1];
+        foreach (object[] row in Scenario.Cases().Where(r => (StoreKind)r[0] == kind))
+        {
+            cases.Add(kind, (int)row[1]);
+        }
+
+        return cases;
+    }
 
     /// <summary>
     /// A keyed transfer whose participant's silo is paused (SIGSTOP, short of failure detection): its attempts time out
@@ -25,11 +37,11 @@ public sealed class ExactlyOnceTests(RedisServer redis)
     /// most once, and no NotCommitted may come before a Committed: a NotCommitted is final.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_lookup_never_answers_NotCommitted_while_the_keyed_call_can_still_commit(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_lookup_never_answers_NotCommitted_while_the_keyed_call_can_still_commit(StoreKind store, int seed)
     {
         var random = new Random(seed);
-        using var run = new FaultRun(redis, "lookup", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "lookup", seed);
 
         // Failure detection slower than the pause; calls to the paused silo time out within the pause.
         string[] slow = ["probe-ms=5000", "missed=3", "response-ms=1500"];
@@ -38,8 +50,8 @@ public sealed class ExactlyOnceTests(RedisServer redis)
         run.Start("members", "members", ["silos=2", $"journal={run.JournalPath("members")}"]);
         await run.WaitForJournalAsync("members", "silos", 2 * Minute);
         const string prefix = "p";
-        await ProcessFaultTests.OpenAsync(run, prefix, 8);
-        Dictionary<int, string> placed = await ProcessFaultTests.PlaceAsync(run, prefix, 8, slow);
+        await Scenario.OpenAsync(run, prefix, 8);
+        Dictionary<int, string> placed = await Scenario.PlaceAsync(run, prefix, 8, slow);
         Assert.True(placed.Count == 2, $"{run.Tag}: eight cowns all live on one silo");
 
         // The coordinator is the first written cown in the global order: the smaller key. Its silo stays up, and both
@@ -67,7 +79,7 @@ public sealed class ExactlyOnceTests(RedisServer redis)
         await run.WaitForJournalAsync("spawner", "done", 2 * Minute);
         await run.Db.StringSetAsync(Faults.Gate(run.Cluster, "lookup-stop"), "1");
         await run.WaitForJournalAsync("lookup", "done", 2 * Minute);
-        await ProcessFaultTests.AssertGrantedAgainAsync(run, prefix, 8);
+        await Scenario.AssertGrantedAgainAsync(run, prefix, 8);
 
         LedgerOracle.Check(run, [.. Enumerable.Range(0, 8).Select(i => $"{prefix}{i}")], 100, ["spawner", "lookup"], []);
         string[] answers = [.. run.Journal("lookup").Where(l => l.StartsWith("answer ", StringComparison.Ordinal)).Select(l => l.Split(' ')[1])];
@@ -88,16 +100,16 @@ public sealed class ExactlyOnceTests(RedisServer redis)
     /// duplicate: the balance is the opening plus one deposit.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_keyed_deposit_stays_a_duplicate_for_the_whole_retention_when_its_coordinator_reactivates_on_a_clock_ahead(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_keyed_deposit_stays_a_duplicate_for_the_whole_retention_when_its_coordinator_reactivates_on_a_clock_ahead(StoreKind store, int seed)
     {
         var random = new Random(seed);
         TimeSpan retention = TimeSpan.FromSeconds(30);
         TimeSpan skew = TimeSpan.FromSeconds(random.Next(6, 15));
-        using var run = new FaultRun(redis, "skew", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "skew", seed);
         string[] common = [$"retention-ms={(int)retention.TotalMilliseconds}"];
         NodeProcess first = await run.StartSiloAsync("silo0", common);
-        await ProcessFaultTests.OpenAsync(run, "d", 1);
+        await Scenario.OpenAsync(run, "d", 1);
         string key = $"deposit-{seed}";
         string[] deposit = ["prefix=d", "from=0", $"id={seed}", $"key={key}", .. common];
 

@@ -1,5 +1,6 @@
 using Boc.Orleans.FaultTests.Node;
 using Boc.Orleans.Grains;
+using Boc.TestStore;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Serialization;
 using StackExchange.Redis;
@@ -7,9 +8,9 @@ using StackExchange.Redis;
 namespace Boc.Orleans.FaultTests;
 
 /// <summary>
-/// One run of a scenario: its own cluster id on the shared Redis server, its processes, their journals, and the
-/// ground truth read straight from Redis. Disposing it kills every process it started. On failure its folder (logs and
-/// journals) is kept and named in the message.
+/// One run of a scenario: its own cluster id on the collection's store (Garnet or Redis), its processes, their
+/// journals, and the ground truth read straight from the store. Disposing it kills every process it started. On
+/// failure its folder (logs and journals) is kept and named in the message.
 /// </summary>
 public sealed class FaultRun : IDisposable
 {
@@ -18,12 +19,11 @@ public sealed class FaultRun : IDisposable
         .BuildServiceProvider()
         .GetRequiredService<Serializer>();
 
-    private readonly RedisServer _redis;
     private readonly List<NodeProcess> _processes = [];
 
-    public FaultRun(RedisServer redis, string scenario, int seed, int leaseMs = 2000)
+    public FaultRun(TestStore store, string scenario, int seed, int leaseMs = 2000)
     {
-        _redis = redis;
+        Store = store;
         Seed = seed;
         LeaseMs = leaseMs;
         Cluster = $"{scenario}-{seed}-{Guid.NewGuid().ToString("N")[..6]}";
@@ -33,6 +33,9 @@ public sealed class FaultRun : IDisposable
 
     public string Cluster { get; }
 
+    /// <summary>The store the run's silos keep their state and membership in; a scenario may pause, kill and restart it.</summary>
+    public TestStore Store { get; }
+
     public string Directory { get; }
 
     public int Seed { get; }
@@ -41,20 +44,20 @@ public sealed class FaultRun : IDisposable
 
     public TimeSpan Lease => TimeSpan.FromMilliseconds(LeaseMs);
 
-    public IDatabase Db => _redis.Db;
+    public IDatabase Db => Store.Db;
 
     /// <summary>The prefix of every message: what to look at when it fails.</summary>
-    public string Tag => $"seed {Seed}, run {Cluster} (logs and journals in {Directory})";
+    public string Tag => $"{Store.Kind}, seed {Seed}, run {Cluster} (logs and journals in {Directory})";
 
     public IReadOnlyList<NodeProcess> Silos => [.. _processes.Where(p => p.Name.StartsWith("silo", StringComparison.Ordinal))];
 
-    private string[] Common => [$"redis={_redis.Endpoint}", $"cluster={Cluster}", $"lease-ms={LeaseMs}", $"poll-ms={Math.Max(100, LeaseMs / 4)}"];
+    private string[] Common => [$"redis={Store.Endpoint}", $"cluster={Cluster}", $"lease-ms={LeaseMs}", $"poll-ms={Math.Max(100, LeaseMs / 4)}"];
 
     public async Task<NodeProcess> StartSiloAsync(string name, params string[] args)
     {
-        int gateway = RedisServer.FreePort();
-        NodeProcess silo = Start(name, "silo", [$"silo-port={RedisServer.FreePort()}", $"gateway-port={gateway}", .. args], gateway);
-        await silo.WaitReadyAsync(TimeSpan.FromMinutes(2));
+        int gateway = StoreProcess.FreePort();
+        NodeProcess silo = Start(name, "silo", [$"silo-port={StoreProcess.FreePort()}", $"gateway-port={gateway}", .. args], gateway);
+        await silo.WaitReadyAsync(TimeSpan.FromSeconds(30));
         return silo;
     }
 
@@ -75,22 +78,25 @@ public sealed class FaultRun : IDisposable
 
     public string[] Journal(string name) => File.Exists(JournalPath(name)) ? File.ReadAllLines(JournalPath(name)) : [];
 
-    /// <summary>Waits until <paramref name="name"/>'s journal has a line starting with <paramref name="prefix"/>.</summary>
-    public async Task WaitForJournalAsync(string name, string prefix, TimeSpan timeout)
-    {
-        long deadline = Environment.TickCount64 + (long)timeout.TotalMilliseconds;
-        while (!Journal(name).Any(l => l.StartsWith(prefix, StringComparison.Ordinal)))
-        {
-            Assert.True(Environment.TickCount64 < deadline, $"{Tag}: {name} never journaled '{prefix}' within {timeout.TotalSeconds} s");
-            await Task.Delay(100);
-        }
-    }
+    /// <summary>
+    /// Waits until <paramref name="name"/>'s journal has a line starting with <paramref name="prefix"/>, within a
+    /// load-scaled <paramref name="budget"/> (<see cref="Patience"/>).
+    /// </summary>
+    public Task WaitForJournalAsync(string name, string prefix, TimeSpan budget) =>
+        Patience.UntilAsync(
+            () => Task.FromResult(Journal(name).Any(l => l.StartsWith(prefix, StringComparison.Ordinal)) ? name : null),
+            budget,
+            () => $"{Tag}: {name} never journaled '{prefix}'");
 
-    /// <summary>The ground truth: every cown record of the run in Redis, by cown key.</summary>
+    /// <summary>Waits until the store has <paramref name="key"/> (see Faults), within a load-scaled budget; returns its value.</summary>
+    public Task<string> WaitForKeyAsync(string key, TimeSpan budget, string what) =>
+        Patience.UntilAsync(async () => (string?)await Db.StringGetAsync(key), budget, () => $"{Tag}: {what}");
+
+    /// <summary>The ground truth: every cown record of the run in the store, by cown key.</summary>
     internal Dictionary<string, CownRecord<LedgerAccount>> Stored()
     {
         var stored = new Dictionary<string, CownRecord<LedgerAccount>>(StringComparer.Ordinal);
-        IServer server = _redis.Connection.GetServer(_redis.Endpoint);
+        IServer server = Store.Connection.GetServer(Store.Endpoint);
         foreach (RedisKey key in server.Keys(pattern: $"{Cluster}:state:*"))
         {
             byte[]? data = Db.HashGet(key, "data");

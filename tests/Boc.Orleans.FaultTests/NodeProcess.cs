@@ -1,12 +1,13 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
+using Boc.TestStore;
 
 namespace Boc.Orleans.FaultTests;
 
 /// <summary>
 /// One process of a run (a silo, a spawner, a reader), started from Boc.Orleans.FaultTests.Node's build output. The
 /// test kills (SIGKILL) and pauses (SIGSTOP, SIGCONT) only the processes it started, by pid. Output goes to a log file
-/// beside the run's journals, for the failure message.
+/// beside the run's journals, for the failure message. <see cref="ChildReaper"/> kills it if the test host dies first.
 /// </summary>
 public sealed partial class NodeProcess : IDisposable
 {
@@ -28,6 +29,9 @@ public sealed partial class NodeProcess : IDisposable
         _process.ErrorDataReceived += (_, e) => OnLine(e.Data);
         _process.BeginOutputReadLine();
         _process.BeginErrorReadLine();
+        ChildReaper.Track(process.Id);
+        _process.EnableRaisingEvents = true;
+        _process.Exited += (_, _) => ChildReaper.Forget(process.Id);
     }
 
     public string Name { get; }
@@ -62,17 +66,25 @@ public sealed partial class NodeProcess : IDisposable
         return new NodeProcess(name, Process.Start(start)!, Path.Combine(directory, name + ".log")) { GatewayPort = gatewayPort };
     }
 
-    /// <summary>Waits until the process prints "ready" (a silo that has joined the cluster).</summary>
-    public async Task WaitReadyAsync(TimeSpan timeout)
+    /// <summary>
+    /// Waits until the process prints "ready" (a silo that has joined the cluster), failing at once if it exits first
+    /// and otherwise after a load-scaled <paramref name="budget"/> (<see cref="Patience"/>).
+    /// </summary>
+    public async Task WaitReadyAsync(TimeSpan budget)
     {
-        Task exited = _process.WaitForExitAsync();
-        if (await Task.WhenAny(_ready.Task, exited, Task.Delay(timeout)) != _ready.Task)
+        await Patience.UntilAsync(
+            () => Task.FromResult<object?>(_ready.Task.IsCompleted || _process.HasExited ? this : null),
+            budget,
+            () => $"{Name} did not print ready; its log: {LogPath}");
+        if (!_ready.Task.IsCompleted)
         {
-            throw new InvalidOperationException($"{Name} did not start (exited: {_process.HasExited}); its log: {LogPath}");
+            throw new InvalidOperationException($"{Name} exited with {_process.ExitCode} before it was ready; its log: {LogPath}");
         }
     }
 
-    public Task WaitForExitAsync(TimeSpan timeout) => _process.WaitForExitAsync().WaitAsync(timeout);
+    /// <summary>Waits until the process exits, within a load-scaled <paramref name="budget"/>.</summary>
+    public Task WaitForExitAsync(TimeSpan budget) =>
+        Patience.WaitAsync(_process.WaitForExitAsync(), budget, () => $"{Name} did not exit; its log: {LogPath}");
 
     public void Kill()
     {

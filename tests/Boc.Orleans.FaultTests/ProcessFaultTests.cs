@@ -1,24 +1,20 @@
 using Boc.Orleans.FaultTests.Node;
+using Boc.TestStore;
 
 namespace Boc.Orleans.FaultTests;
 
 /// <summary>
-/// The failures of docs/distributed.md's table, with silos, spawners and readers as separate processes on a Redis
-/// server whose chosen write can stall, fail, or land late; processes killed with SIGKILL and paused with SIGSTOP.
-/// Each scenario's oracle (LedgerOracle) reads the ground truth from Redis. Seeded: BOC_FAULT_RUNS=N runs each with
-/// seeds 1..N (the soak; CI runs seed 1), BOC_FAULT_SEED=k with seed k alone.
+/// The failures of docs/distributed.md's table, with silos, spawners and readers as separate processes on a store
+/// (Garnet, and Redis where redis-server is on PATH: <see cref="StoreFixture"/>) whose chosen write can stall, fail,
+/// or land late; processes killed with SIGKILL and paused with SIGSTOP. Each scenario's oracle (LedgerOracle) reads the
+/// ground truth from the store. Seeded: BOC_FAULT_RUNS=N runs each with seeds 1..N (the soak; CI runs seed 1),
+/// BOC_FAULT_SEED=k with seed k alone. This class: commits under killed spawners and silos. Each class has stores of
+/// its own (a class fixture), so the classes run in parallel and a scenario that pauses or kills its store disturbs no
+/// other class.
 /// </summary>
-[Collection(RedisGroup.Name)]
-public sealed class ProcessFaultTests(RedisServer redis)
+public sealed class ProcessFaultTests(StoreFixture stores) : IClassFixture<StoreFixture>
 {
-    private static readonly TimeSpan Minute = TimeSpan.FromMinutes(1);
-
-    // BOC_FAULT_SEED=k runs seed k alone: a soak that loops over seeds runs every scenario once per seed, so stopping it
-    // early leaves no scenario with fewer runs than another.
-    public static TheoryData<int> Seeds() =>
-        int.TryParse(Environment.GetEnvironmentVariable("BOC_FAULT_SEED"), out int seed)
-            ? [seed]
-            : [.. Enumerable.Range(1, int.TryParse(Environment.GetEnvironmentVariable("BOC_FAULT_RUNS"), out int n) ? n : 1)];
+    public static TheoryData<StoreKind, int> Cases() => Scenario.Cases();
 
     /// <summary>
     /// The coordinator's commit write stalls for three leases and fails; the spawner is killed while it stalls; a reader
@@ -26,21 +22,21 @@ public sealed class ProcessFaultTests(RedisServer redis)
     /// unwritten debit.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_stalled_commit_that_fails_after_its_spawner_is_killed_commits_nothing_and_is_never_read(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task A_stalled_commit_that_fails_after_its_spawner_is_killed_commits_nothing_and_is_never_read(StoreKind store, int seed)
     {
-        using var run = new FaultRun(redis, "stall", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "stall", seed);
         await run.StartSilosAsync(3);
-        await OpenAsync(run, "p", 2);
+        await Scenario.OpenAsync(run, "p", 2);
         string rule = Faults.Arm(run.Db, run.Cluster, "p0", Faults.Kind.StallThenFail, 3 * run.Lease, committing: true);
         NodeProcess spawner = run.Start("spawner", "spawner", ["prefix=p", "accounts=2", "plan=0>1:10", $"seed={seed}", $"journal={run.JournalPath("spawner")}"]);
-        Assert.NotNull(await Faults.WaitForAsync(run.Db, Faults.Hit(run.Cluster, rule), Minute));
+        await run.WaitForKeyAsync(Faults.Hit(run.Cluster, rule), Scenario.Minute, "the commit write was never made");
         spawner.Kill();
 
         NodeProcess reader = run.Start("reader", "reader", ["prefix=p", "keys=0", $"journal={run.JournalPath("reader")}"]);
-        Assert.Equal("failed", await Faults.WaitForAsync(run.Db, Faults.Outcome(run.Cluster, rule), Minute));
-        await run.WaitForJournalAsync("reader", "seen ", Minute);
-        await AssertGrantedAgainAsync(run, "p", 2);
+        Assert.Equal("failed", await run.WaitForKeyAsync(Faults.Outcome(run.Cluster, rule), Scenario.Minute, "the stalled write never failed"));
+        await run.WaitForJournalAsync("reader", "seen ", Scenario.Minute);
+        await Scenario.AssertGrantedAgainAsync(run, "p", 2);
         reader.Kill();
 
         LedgerOracle.Check(run, ["p0", "p1"], 100, ["spawner", "probe"], ["reader"]);
@@ -48,123 +44,18 @@ public sealed class ProcessFaultTests(RedisServer redis)
     }
 
     /// <summary>
-    /// The coordinator's silo is paused (SIGSTOP) with its commit write in flight and declared dead; the spawner (one
-    /// attempt) gives up, the prepared cown on another silo learns the decision from the coordinator's new activation
-    /// and drops its value. Only then does the paused silo resume and its held write reach Redis: it must not land.
-    /// </summary>
-    [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_paused_coordinators_write_cannot_land_after_its_successor_aborted_the_behaviour(int seed)
-    {
-        using var run = new FaultRun(redis, "pause", seed);
-        await run.StartSilosAsync(3);
-        await OpenAsync(run, "p", 8);
-        Dictionary<int, string> placed = await PlaceAsync(run, "p", 8);
-        Assert.True(placed.Count >= 2, $"{run.Tag}: eight cowns all live on one silo");
-        string[] pair = [.. placed.Values.Take(2).Order(StringComparer.Ordinal)];
-        string coordinatorKey = pair[0], participantKey = pair[1];
-        string rule = Faults.Arm(run.Db, run.Cluster, coordinatorKey, Faults.Kind.Hold, TimeSpan.Zero, committing: true);
-        run.Start("spawner", "spawner", ["prefix=p", "accounts=8", $"plan={coordinatorKey[1..]}>{participantKey[1..]}:10", "max-attempts=1", $"seed={seed}", $"journal={run.JournalPath("spawner")}"]);
-        string? pid = await Faults.WaitForAsync(run.Db, Faults.Hit(run.Cluster, rule), Minute);
-        NodeProcess coordinator = run.ProcessOf(int.Parse(pid!, System.Globalization.CultureInfo.InvariantCulture));
-        coordinator.Pause();
-        try
-        {
-            await run.WaitForJournalAsync("spawner", "done", 2 * Minute);
-
-            // The participant resolves through the coordinator's successor: its prepared value is dropped.
-            long deadline = Environment.TickCount64 + (long)(2 * Minute).TotalMilliseconds;
-            while (run.Stored()[participantKey].Prepared is not null)
-            {
-                Assert.True(Environment.TickCount64 < deadline, $"{run.Tag}: {participantKey} never learned the decision while the coordinator's silo was paused");
-                await Task.Delay(200);
-            }
-        }
-        finally
-        {
-            coordinator.Resume();
-        }
-
-        await run.Db.StringSetAsync(Faults.Release(run.Cluster, rule), "1");
-        string? outcome = await Faults.WaitForAsync(run.Db, Faults.Outcome(run.Cluster, rule), Minute);
-        await AssertGrantedAgainAsync(run, "p", 8);
-
-        LedgerOracle.Check(run, [.. Enumerable.Range(0, 8).Select(i => $"p{i}")], 100, ["spawner"], []);
-        Assert.True(outcome != "landed", $"{run.Tag}: the paused coordinator's commit write landed after its successor had decided");
-    }
-
-    /// <summary>
-    /// A reader holds a cown in a long body while every idle activation is collected; a writer in another process must
-    /// not run until the reader has left its body.
-    /// </summary>
-    [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_read_grant_survives_activation_collection_so_no_writer_runs_inside_the_readers_body(int seed)
-    {
-        using var run = new FaultRun(redis, "collect", seed);
-        await run.StartSilosAsync(2);
-        await OpenAsync(run, "p", 1);
-        run.Start("reader", "reader", ["prefix=p", "inside=0", "gate=leave", $"journal={run.JournalPath("reader")}"]);
-        await run.WaitForJournalAsync("reader", "inside", Minute);
-        NodeProcess collect = run.Start("collect", "collect", []);
-        await collect.WaitForExitAsync(Minute);
-        run.Start("writer", "writer", ["prefix=p", "key=0", $"journal={run.JournalPath("writer")}"]);
-        await Task.Delay(3 * run.Lease);
-        await run.Db.StringSetAsync(Faults.Gate(run.Cluster, "leave"), "1");
-        await run.WaitForJournalAsync("writer", "done", Minute);
-
-        Assert.DoesNotContain("overlap", run.Journal("writer"));
-    }
-
-    /// <summary>
-    /// A reader holds two cowns on different silos; one silo is paused for longer than a lease but less than failure
-    /// detection. The other cown's lease must still be renewed, so a writer waiting for it never runs inside the body.
-    /// </summary>
-    [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task A_paused_silo_does_not_hold_back_the_renewal_of_the_other_cowns_leases(int seed)
-    {
-        // Slow failure detection (the pause must not be a death) and a response timeout longer than the pause.
-        using var run = new FaultRun(redis, "renew", seed, leaseMs: 3000);
-        string[] slow = ["probe-ms=5000", "missed=3", "response-ms=30000", "log=trace"];
-        await Task.WhenAll(Enumerable.Range(0, 2).Select(i => run.StartSiloAsync($"silo{i}", slow)));
-        await OpenAsync(run, "p", 16);
-
-        Dictionary<int, string> silos = await PlaceAsync(run, "p", 16, slow);
-        Assert.True(silos.Count == 2, $"{run.Tag}: sixteen cowns all live on one silo");
-        (int pausedPid, string pausedKey) = (silos.First().Key, silos.First().Value[1..]);
-        (int otherPid, string otherKey) = (silos.Last().Key, silos.Last().Value[1..]);
-
-        // Reader and writer connect through the silo that stays up: only the renewal of the paused silo's cown waits.
-        string gateway = $"gateway={run.ProcessOf(otherPid).GatewayPort}";
-        run.Start("reader", "reader", ["prefix=p", $"inside={pausedKey},{otherKey}", "gate=leave", $"journal={run.JournalPath("reader")}", gateway, .. slow]);
-        await run.WaitForJournalAsync("reader", "inside", Minute);
-        run.Start("writer", "writer", ["prefix=p", $"key={otherKey}", $"journal={run.JournalPath("writer")}", gateway, .. slow]);
-
-        NodeProcess paused = run.ProcessOf(pausedPid);
-        paused.Pause();
-        await Task.Delay(2 * run.Lease);
-        paused.Resume();
-        await Task.Delay(run.Lease);
-        await run.Db.StringSetAsync(Faults.Gate(run.Cluster, "leave"), "1");
-        await run.WaitForJournalAsync("writer", "done", 2 * Minute);
-
-        Assert.DoesNotContain("overlap", run.Journal("writer"));
-    }
-
-    /// <summary>
     /// Chaos: two spawners and a reader over twelve accounts, while silos and spawners are killed and restarted and
     /// silos paused and resumed at seeded moments. The oracle checks every transfer, every snapshot and the total.
     /// </summary>
     [Theory]
-    [MemberData(nameof(Seeds))]
-    public async Task Transfers_under_kills_and_pauses_of_silos_and_spawners_stay_all_or_nothing(int seed)
+    [MemberData(nameof(Cases))]
+    public async Task Transfers_under_kills_and_pauses_of_silos_and_spawners_stay_all_or_nothing(StoreKind store, int seed)
     {
         const int Accounts = 12;
         var random = new Random(seed);
-        using var run = new FaultRun(redis, "chaos", seed);
+        using var run = new FaultRun(await stores.GetAsync(store), "chaos", seed);
         await run.StartSilosAsync(3);
-        await OpenAsync(run, "p", Accounts);
+        await Scenario.OpenAsync(run, "p", Accounts);
         string keys = string.Join(",", Enumerable.Range(0, Accounts));
         string[] spawners = ["spawner-a", "spawner-b"];
         var journals = new List<string>();
@@ -213,60 +104,7 @@ public sealed class ProcessFaultTests(RedisServer redis)
             spawner.Kill();
         }
 
-        await AssertGrantedAgainAsync(run, "p", Accounts);
+        await Scenario.AssertGrantedAgainAsync(run, "p", Accounts);
         LedgerOracle.Check(run, [.. Enumerable.Range(0, Accounts).Select(i => $"p{i}")], 100, journals, ["reader"]);
     }
-
-    /// <summary>
-    /// Where the cowns live: writes each of the first <paramref name="accounts"/> once, with an observing fault that
-    /// records the writing silo's pid, and returns one cown key per silo (pid to key), at most one key per silo.
-    /// </summary>
-    internal static async Task<Dictionary<int, string>> PlaceAsync(FaultRun run, string prefix, int accounts, params string[] args)
-    {
-        string[] rules = [.. Enumerable.Range(0, accounts).Select(i => Faults.Arm(run.Db, run.Cluster, $"{prefix}{i}", Faults.Kind.Observe, TimeSpan.Zero))];
-        NodeProcess[] touches = [.. Enumerable.Range(0, accounts).Select(i =>
-            run.Start($"touch{i}", "writer", [$"prefix={prefix}", $"key={i}", $"journal={run.JournalPath($"touch{i}")}", .. args]))];
-        var silos = new Dictionary<int, string>();
-        for (int i = 0; i < accounts; i++)
-        {
-            string? pid = await Faults.WaitForAsync(run.Db, Faults.Hit(run.Cluster, rules[i]), 2 * Minute);
-            Assert.True(pid is not null, $"{run.Tag}: {prefix}{i} was never written");
-            await touches[i].WaitForExitAsync(Minute);
-            silos.TryAdd(int.Parse(pid, System.Globalization.CultureInfo.InvariantCulture), $"{prefix}{i}");
-        }
-
-        return silos;
-    }
-
-    internal static async Task OpenAsync(FaultRun run, string prefix, int accounts)
-    {
-        NodeProcess opener = run.Start("opener", "spawner", [$"prefix={prefix}", $"accounts={accounts}", "open=true", "transfers=0", $"journal={run.JournalPath("opener")}"]);
-        await run.WaitForJournalAsync("opener", "done", TimeSpan.FromMinutes(2));
-        opener.Kill();
-    }
-
-    /// <summary>
-    /// Progress: a writer is granted on every account within a bound (a lease after the last spawner's last message,
-    /// plus failure detection and a slow machine), and every write-back has been applied or dropped by then.
-    /// </summary>
-    internal static async Task AssertGrantedAgainAsync(FaultRun run, string prefix, int accounts)
-    {
-        TimeSpan bound = (10 * run.Lease) + TimeSpan.FromSeconds(20);
-        string journal = $"probe-{Guid.NewGuid().ToString("N")[..4]}";
-        NodeProcess probe = run.Start(journal, "spawner", [$"prefix={prefix}", $"accounts={accounts}", "open=false", "transfers=0", $"journal={run.JournalPath(journal)}", "probe=true"]);
-        await run.WaitForJournalAsync(journal, "done", bound);
-        probe.Kill();
-        long deadline = Environment.TickCount64 + (long)bound.TotalMilliseconds;
-        while (run.Stored().Values.Any(r => r.Prepared is not null))
-        {
-            Assert.True(Environment.TickCount64 < deadline, $"{run.Tag}: a prepared value was neither applied nor dropped within {bound.TotalSeconds} s");
-            await Task.Delay(200);
-        }
-    }
-}
-
-[CollectionDefinition(Name)]
-public sealed class RedisGroup : ICollectionFixture<RedisServer>
-{
-    public const string Name = "redis";
 }

@@ -44,14 +44,14 @@ public sealed class BankTransferTests(Xunit.Abstractions.ITestOutputHelper outpu
     private sealed class Bank(BocRuntime rt, int accounts, long balance)
     {
         private readonly Cown<Account>[] _accounts =
-            Enumerable.Range(0, accounts).Select(_ => new Cown<Account>(new Account { Balance = balance })).ToArray();
+            Enumerable.Range(0, accounts).Select(a => new Cown<Account>(new Account { Balance = balance }, $"account {a}")).ToArray();
 
         public void StartTellers(int tellers, int transfersEach, bool atomic)
         {
             for (int t = 0; t < tellers; t++)
             {
                 int seed = t;
-                rt.When(new Cown<Account>(new Account()), _ =>
+                rt.When(new Cown<Account>(new Account(), $"teller {t}"), _ =>
                 {
                     var random = new Random(seed);
                     for (int i = 0; i < transfersEach; i++)

@@ -51,7 +51,7 @@ public sealed class ExplorerTests
         Assert.Contains(failure.Strategy.ToString()!, failure.Message, StringComparison.Ordinal);
         Assert.Contains($"seed: {failure.Seed}, scenario)", failure.Message, StringComparison.Ordinal);
         Assert.Contains("step 1 (1 of 1 ready): scenario starts", failure.Message, StringComparison.Ordinal);
-        Assert.Contains(failure.Trace, line => System.Text.RegularExpressions.Regex.IsMatch(line, @"^step \d+ \(\d+ of \d+ ready\): behaviour b\d+ runs on c\d+$"));
+        Assert.Contains(failure.Trace, line => System.Text.RegularExpressions.Regex.IsMatch(line, @"^step \d+ \(\d+ of \d+ ready\): behaviour b\d+ \[[^\]]+\] runs on c\d+$"));
         Assert.All(failure.Trace, line => Assert.Contains(line, failure.Message, StringComparison.Ordinal));
     }
 

@@ -31,6 +31,44 @@ public sealed class ExceptionTests
     }
 
     [Fact]
+    public async Task ABodyThatThrows_KeepsItsWritesBeforeTheThrow()
+    {
+        // Isolation, not rollback (README, "Atomicity"): the debit stays, the credit never happened, and the next
+        // behaviour sees exactly that state.
+        await using var runtime = new BocRuntime();
+        var from = new Cown<Counter>(new Counter { Value = 100 });
+        var to = new Cown<Counter>(new Counter());
+        InvalidOperationException thrown = await Assert.ThrowsAsync<InvalidOperationException>(() => runtime.WhenAsync(from, to, (f, t) =>
+        {
+            f.Value -= 60;
+            throw new InvalidOperationException("after the debit");
+        }).Guard());
+        Assert.Equal("after the debit", thrown.Message);
+        Assert.Equal((40, 0), await runtime.WhenAsync(from, to, (f, t) => (f.Value, t.Value)).Guard());
+    }
+
+    [Fact]
+    public async Task AFailure_NamesTheCownsByTheirNames()
+    {
+        var errors = new ConcurrentQueue<Exception>();
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { UnhandledExceptionHandler = errors.Enqueue });
+        var alice = new Cown<Counter>(new Counter(), name: "alice");
+        var bob = new Cown<Counter>(new Counter(), "bob");
+        var anonymous = new Cown<Counter>(new Counter());
+        runtime.When(alice, Cown.Read(bob), anonymous, (a, b, c) => throw new InvalidOperationException("boom"));
+        await runtime.WaitForQuiescenceAsync();
+
+        Exception error = Assert.Single(errors);
+        string[] named = ((string)error.Data[BocRuntime.FailedCownsDataKey]!).Split(", ").Order(StringComparer.Ordinal).ToArray();
+        Assert.Equal(new[] { $"alice#{alice.Id} (write)", $"bob#{bob.Id} (read)", $"Cown#{anonymous.Id} (write)" }.Order(StringComparer.Ordinal), named);
+        Assert.Equal("alice", alice.Name);
+        Assert.Null(anonymous.Name);
+        Assert.Equal($"alice#{alice.Id}", alice.ToString());
+        Assert.Throws<ArgumentException>(() => new Cown<Counter>(new Counter(), " "));
+        Assert.Throws<ArgumentNullException>(() => new Cown<Counter>(null!, "x"));
+    }
+
+    [Fact]
     public async Task ThrowingBody_ReleasesItsCowns_AndSuccessorsRun()
     {
         var errors = new ConcurrentQueue<Exception>();

@@ -364,6 +364,40 @@ public sealed class ObservabilityTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task BehaviourSpans_SayWhichBehaviourTheyAre_ByBodyMethodAndCownNames()
+    {
+        using var spans = new SpanRecorder("Boc");
+        var alice = new Cown<int[]>(new int[1], "alice");
+        var bob = new Cown<int[]>(new int[1], "bob");
+        var anonymous = new Cown<int[]>(new int[1]);
+        await using var runtime = new BocRuntime(new BocRuntimeOptions { TraceBehaviours = true, WorkerCount = 2 });
+
+        await runtime.WhenAsync(alice, Cown.Read(bob), (a, b) => a[0] += b[0]).Guard();      // a lambda in this method
+        await runtime.WhenAsync(anonymous, Increment).Guard();                                   // a method
+        await runtime.WhenAsync(anonymous, static (a, by) => a[0] += by, 2).Guard();           // a state form's lambda
+        runtime.When(alice, Local);                                                              // a local function
+        await runtime.WaitForQuiescenceAsync().Guard();
+
+        Activity[] behaviours = spans.Stopped.Where(a => a.OperationName == "boc.behaviour").ToArray();
+        Assert.Equal(4, behaviours.Length);
+        Assert.Equal(
+            [
+                $"{nameof(ObservabilityTests)}.{nameof(BehaviourSpans_SayWhichBehaviourTheyAre_ByBodyMethodAndCownNames)} (lambda)",
+                $"{nameof(ObservabilityTests)}.{nameof(Increment)}",
+                $"{nameof(ObservabilityTests)}.{nameof(BehaviourSpans_SayWhichBehaviourTheyAre_ByBodyMethodAndCownNames)} (lambda)",
+                $"{nameof(ObservabilityTests)}.{nameof(BehaviourSpans_SayWhichBehaviourTheyAre_ByBodyMethodAndCownNames)}.Local",
+            ],
+            behaviours.Select(a => a.DisplayName));
+        Assert.Equal($"Boc.Tests.{nameof(ObservabilityTests)}.{nameof(Increment)}", behaviours[1].GetTagItem("code.function.name"));
+        Assert.Equal($"alice#{alice.Id} (write), bob#{bob.Id} (read)", behaviours[0].GetTagItem("boc.cown.names"));
+        Assert.Null(behaviours[1].GetTagItem("boc.cown.names"));
+
+        static void Local(int[] a) => a[0]++;
+    }
+
+    private static void Increment(int[] a) => a[0]++;
+
+    [Fact]
     public async Task TracingOff_StartsNoSpans_EvenWithAListener()
     {
         using var spans = new SpanRecorder("Boc");

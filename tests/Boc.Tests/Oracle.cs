@@ -102,6 +102,9 @@ internal static class Oracle
     private static string Mode(Access a) => a.Writes ? "write" : "read";
 }
 
+/// <summary>A task under test made no progress within <see cref="Progress.Limit"/> (a hang, not a slow machine).</summary>
+internal sealed class NoProgressException(string message) : Exception(message);
+
 /// <summary>Fails a test that stops making progress, instead of hanging the run. Not a timing assertion.</summary>
 internal static class Progress
 {
@@ -114,6 +117,20 @@ internal static class Progress
     public static Task Guard(this ValueTask task) => task.AsTask().WaitAsync(Limit);
 
     public static Task<T> Guard<T>(this ValueTask<T> task) => task.AsTask().WaitAsync(Limit);
+
+    /// <summary>
+    /// <see cref="Guard(Task)"/> for a task whose expected outcome is itself a <see cref="TimeoutException"/>: a task
+    /// that makes no progress fails with <see cref="NoProgressException"/> instead, which no such assertion accepts.
+    /// </summary>
+    public static async Task GuardTimeout(this Task task)
+    {
+        if (await Task.WhenAny(task, Task.Delay(Limit)) != task)
+        {
+            throw new NoProgressException($"The task made no progress within {Limit.TotalSeconds} s.");
+        }
+
+        await task;
+    }
 
     /// <summary>
     /// Disposes <paramref name="runtime"/> at the end of a scope with a bounded drain: <c>await using</c> on the runtime

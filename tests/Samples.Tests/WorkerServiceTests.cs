@@ -1,3 +1,4 @@
+using Boc;
 using Boc.Extensions.Hosting;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -14,14 +15,14 @@ public sealed class WorkerServiceTests
     [
         "--Orders:Count", $"{count}", "--Orders:Products", $"{products}", "--Orders:InitialStock", $"{stock}",
         "--Orders:BufferCapacity", $"{buffer}", "--Boc:MaxPendingBehaviours", $"{maxPending}", "--Orders:Seed", "11",
-        "--Logging:LogLevel:Default", "Warning",
+        "--Logging:LogLevel:Default", "Warning", "--Boc:Name", "orders-under-test",
     ];
 
     [Fact]
     public async Task With_enough_stock_every_order_is_reserved_exactly_once_within_the_runtime_bound()
     {
         string[] args = Args(count: 3_000, products: 6, stock: 1_000_000, buffer: 4, maxPending: 3);
-        (ProcessingReport report, BocRuntimeMonitor monitor, OrderStreamOptions options) = await RunAsync(args);
+        (ProcessingReport report, BocRuntimeMonitor monitor, OrderStreamOptions options, BocRuntime runtime) = await RunAsync(args);
 
         long expectedUnits = OrderSource.Generate(options).Sum(o => o.Lines.Sum(l => (long)l.Quantity));
         Assert.True(report.Completed);
@@ -32,13 +33,14 @@ public sealed class WorkerServiceTests
         Assert.InRange(report.MaxPendingSeen, 1, 3);
         Assert.Equal(3, monitor.MaxPendingBehaviours);
         Assert.Equal(BocRuntimePhase.Drained, monitor.Phase);
+        Assert.Equal("orders-under-test", runtime.Name);   // the Boc section binds every option
     }
 
     [Fact]
     public async Task With_scarce_stock_orders_are_refused_whole_and_stock_is_conserved()
     {
         string[] args = Args(count: 2_000, products: 4, stock: 300, buffer: 8, maxPending: 16);
-        (ProcessingReport report, _, _) = await RunAsync(args);
+        (ProcessingReport report, _, _, _) = await RunAsync(args);
 
         Assert.True(report.Completed);
         Assert.Equal(2_000, report.Fulfilled + report.Rejected);
@@ -48,14 +50,15 @@ public sealed class WorkerServiceTests
         Assert.InRange(report.MaxPendingSeen, 1, 16);
     }
 
-    private static async Task<(ProcessingReport, BocRuntimeMonitor, OrderStreamOptions)> RunAsync(string[] args)
+    private static async Task<(ProcessingReport, BocRuntimeMonitor, OrderStreamOptions, BocRuntime)> RunAsync(string[] args)
     {
         IHost host = WorkerApp.Create(args);
         var report = host.Services.GetRequiredService<ProcessingReport>();
         var monitor = host.Services.GetRequiredService<BocRuntimeMonitor>();
         var options = host.Services.GetRequiredService<OrderStreamOptions>();
+        var runtime = host.Services.GetRequiredService<BocRuntime>();
         // The processor stops the host when the stream is done; RunAsync then returns (and disposes the host).
         await host.RunAsync().WaitAsync(Limit);
-        return (report, monitor, options);
+        return (report, monitor, options, runtime);
     }
 }

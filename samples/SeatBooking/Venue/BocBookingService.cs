@@ -40,36 +40,57 @@ internal sealed class BocBookingService : IBookingService
         IAcquirable<Seat>[] seats = SeatCowns(request.Seats);
 
         // The request's scope: its end waits for the booking, and the deadline or the client's going away withdraws the
-        // booking if it has not started (the awaited result then fails, and the scope's end says why).
-        await using (_runtime.BeginScope(_requestTimeout, cancellationToken))
+        // booking if it has not started (the awaited result then fails, and the scope's end says why). A deadline that
+        // passes while the booking runs still ends the scope with a TimeoutException, but the booking is one behaviour,
+        // so its own result says whether it happened: if it did, that is the answer.
+        BookingOutcome? outcome = null;
+        try
         {
-            return await _runtime.WhenAsync(
-                _customers[request.Customer], seats,
-                static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price, state.pricing),
-                (id, price: _venue.SeatPrice, pricing: _venue.PricingMicroseconds));
+            await using (_runtime.BeginScope(_requestTimeout, cancellationToken))
+            {
+                outcome = await _runtime.WhenAsync(
+                    _customers[request.Customer], seats,
+                    static (customer, seats, state) => Rules.Book(customer, seats, state.id, state.price, state.pricing),
+                    (id, price: _venue.SeatPrice, pricing: _venue.PricingMicroseconds));
+            }
         }
+        catch (TimeoutException) when (outcome is not null)
+        {
+        }
+
+        return outcome!;
     }
 
     public async Task<bool> CancelAsync(int customer, long bookingId, CancellationToken cancellationToken)
     {
-        // Two steps in one scope: the deadline covers both, and withdraws the second if the first took it all.
-        await using (_runtime.BeginScope(_requestTimeout, cancellationToken))
+        // Two steps in one scope: the deadline covers both, and withdraws the second if the first took it all. As for a
+        // booking, the second step's own result is the answer if it ran, whatever the scope's end says.
+        bool? canceled = null;
+        try
         {
-            // Which seats? Read it first; the cancel itself checks again, holding the customer and those seats.
-            int[]? numbers = await _runtime.WhenAsync(
-                Cown.Read(_customers[customer]),
-                static (c, id) => c.Bookings.TryGetValue(id, out int[]? seats) ? seats.ToArray() : null,
-                bookingId);
-            if (numbers is null)
+            await using (_runtime.BeginScope(_requestTimeout, cancellationToken))
             {
-                return false;
-            }
+                // Which seats? Read it first; the cancel itself checks again, holding the customer and those seats.
+                int[]? numbers = await _runtime.WhenAsync(
+                    Cown.Read(_customers[customer]),
+                    static (c, id) => c.Bookings.TryGetValue(id, out int[]? seats) ? seats.ToArray() : null,
+                    bookingId);
+                if (numbers is null)
+                {
+                    return false;
+                }
 
-            return await _runtime.WhenAsync(
-                _customers[customer], SeatCowns(numbers),
-                static (c, seats, state) => Rules.Cancel(c, seats, state.bookingId, state.price),
-                (bookingId, price: _venue.SeatPrice));
+                canceled = await _runtime.WhenAsync(
+                    _customers[customer], SeatCowns(numbers),
+                    static (c, seats, state) => Rules.Cancel(c, seats, state.bookingId, state.price),
+                    (bookingId, price: _venue.SeatPrice));
+            }
         }
+        catch (TimeoutException) when (canceled is not null)
+        {
+        }
+
+        return canceled!.Value;
     }
 
     public Task<IReadOnlyList<SeatView>> GetSeatsAsync(int first, int count)

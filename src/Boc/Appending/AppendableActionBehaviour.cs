@@ -70,6 +70,10 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
         bodies[AppendIndex(claimed)] = new AppendedBody(body, state);
     }
 
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
+
     protected override Task? InvokeBody()
     {
         T1 cownState = Unsafe.As<T1>(OnlyCown.State);
@@ -119,11 +123,10 @@ internal sealed class AppendableActionBehaviour<T1, TState> : AppendableBehaviou
     /// Runs one body of a run with appended bodies, in a frame of its own. The loop over the bodies is one compiled copy
     /// for every body of its class and type arguments (all the stages of a pipeline, say), and dynamic PGO may inline the
     /// body that dominated its profile into it. Compiled there, a hot numeric loop in that body kept its accumulator on
-    /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran 5.1 s instead of 1.4-1.7 s, in 9
-    /// of 10 processes (docs/performance/decisions.md, "Each appended body in its own frame"). Moving the loop over the
-    /// bodies out of the try region did not help (6 of 6 slow); this frame did (16 of 16 fast, 4 of them with the tail's
-    /// own body here too). The price: small bodies are no longer inlined into the loop, one call more per body, and a
-    /// flood of tiny bodies (Radixsort) runs about 1.25 times as long.
+    /// the stack, stored and reloaded at every iteration: Filterbank's FIR filter ran several times as long, in most
+    /// processes. Moving the loop over the bodies out of the try region did not help; this frame did. The price: small
+    /// bodies are no longer inlined into the loop, one call more per body, and a flood of tiny bodies (Radixsort) runs
+    /// longer (docs/performance/decisions.md, "Each appended body in its own frame", has the figures).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void RunBody(Action<T1, TState> body, T1 cownState, TState state) => body(cownState, state);

@@ -5,45 +5,46 @@ using System.Runtime.ExceptionServices;
 namespace Boc;
 
 // =====================================================================================================================
-// Yielding (AppendableBehaviour.TryYield and RunRest). A run of up to 32 bodies holds its worker for all of them,
-// which is what a flood of cheap messages wants, but not a flood of long ones. Savina's Recursive Matrix
-// Multiplication appends 8 ms leaves, 32 to a run, onto five chains, and with two workers the chains took turns
-// only every quarter second, so one chain ran on alone at the end (docs/performance/decisions.md, "Long appended
-// runs take turns"). And a request spawned from outside while floods of 5 µs bodies ran waited for about 61 of
-// those behaviours, 10 ms, for each request ahead of it (issue 39). So on a BocScheduler worker, after every 8th
-// appended body, the runner reads the clock (Stopwatch.GetTimestamp): once the run has lasted its inbox slice
-// (FloodPolicy.InboxSliceTicks, 100 µs) while work waits in the inbox (HasInboxWork, a hint) or in the worker's own
-// queue with no peer free to steal it (the work the inbox and next-slot bounds promise a turn to;
-// PeerCanTakeQueuedWork), or its slice (FloodPolicy.SliceMilliseconds, 10 ms) while any other work waits anywhere in
-// the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count, failures so far, the own body's
-// failure) in a record kept with the pooled object, queues the record at the back of the inbox
-// (BocScheduler.EnqueueYielded), or of its own queue if that queue is what waits and the inbox looks empty
+// Yielding (AppendableBehaviour.TryYield and RunRest). A run of up to 32 bodies holds its worker for all of them, which
+// is what a flood of cheap messages wants, but not a flood of long ones. Savina's Recursive Matrix Multiplication
+// appends long leaves, 32 to a run, onto five chains, and with two workers the chains took turns rarely, so one chain
+// ran on alone at the end (docs/performance/decisions.md, "Long appended runs take turns"). And a request spawned from
+// outside while floods of short bodies ran waited for a whole run of each flood behaviour ahead of it (issue 39). So on
+// a BocScheduler worker, after every FloodPolicy.CheckEvery appended bodies, the runner reads the clock
+// (Stopwatch.GetTimestamp): once the run has lasted its inbox slice (FloodPolicy.InboxSliceTicks) while work waits in
+// the inbox (HasInboxWork, a hint) or in the worker's own queue with no peer free to steal it (the work the inbox and
+// next-slot bounds promise a turn to; PeerCanTakeQueuedWork), or its slice (FloodPolicy.SliceMilliseconds) while any
+// other work waits anywhere in the scheduler (HasOtherWork, a hint), it records where it stopped (next body, count,
+// failures so far, the own body's failure) in a record kept with the pooled object, queues the record at the back of
+// the inbox (BocScheduler.EnqueueYielded), or of its own queue if that queue is what waits and the inbox looks empty
 // (EnqueueYieldedLocal), and returns to Run an unfinished task instead of finishing. Run treats it as an asynchronous
 // body: the cowns stay held until the task completes. The worker, whose slot and queue the flood no longer fills, then
 // takes the waiting work (the inbox's as a batch, its queue being empty; or its own queue's, ahead of the record), and
-// whichever worker takes the record runs the remaining bodies (and may yield again), counts them out, and completes
-// the task; its continuation finishes the behaviour (release, failures, count) as for any asynchronous body. The
-// runner completes the task on its worker, and the continuation runs there and then (CompleteHere says why).
+// whichever worker takes the record runs the remaining bodies (and may yield again), counts them out, and completes the
+// task; its continuation finishes the behaviour (release, failures, count) as for any asynchronous body. The runner
+// completes the task on its worker, and the continuation runs there and then (CompleteHere says why).
 //   Why a free peer takes the queued work instead: a peer outside a body steals from this worker's queue (and is woken
 // if it sleeps), so the queued work gets a worker without this run giving up its own. Yielding to it anyway sent the
-// rest of the run, and with it the cowns' state, to whichever worker looked first: on Savina's Sorted Linked-List, 40 µs
-// bodies on one list cown whose replies wait in the queue, that was 11,700 yields and 2,600 moves of the list per run.
-//   Why 100 µs, in time and not in bodies: a flood of cheap bodies (tens of nanoseconds: Fork-Join Throughput, Count,
-// Radixsort) runs a whole behaviour of 32 in a few microseconds and never yields, so its producer keeps filling
-// tails that have not started. Counting bodies instead (every appended body ticking the worker's inbox clock, and a
-// run yielding when that clock fell due) made those rows 1.2 to 2.2 times as slow: the inbox's turns came 32 times
-// as often, and each started a tail its producer was still filling. 100 µs is the order of a request's own cost.
+// rest of the run, and with it the cowns' state, to whichever worker looked first: on Savina's Sorted Linked-List
+// (bodies on one list cown whose replies wait in the queue) that was thousands of yields and moves of the list per run
+// (docs/performance/decisions.md, "Sorted Linked-List: the list stays on its worker").
+//   Why a slice of time, not a count of bodies: a flood of cheap bodies (Fork-Join Throughput, Count, Radixsort) runs a
+// whole behaviour of 32 well within the slice and never yields, so its producer keeps filling tails that have not
+// started. Counting bodies instead (every appended body ticking the worker's inbox clock, and a run yielding when that
+// clock fell due) made those rows slower: the inbox's turns came every InboxCheckInterval bodies instead of every
+// InboxCheckInterval behaviours, and each started a tail its producer was still filling (docs/performance/
+// decisions.md, "Fairness counted in bodies"). The inbox slice is of the order of a request's own cost.
 // Why it keeps the guarantees: the behaviour holds every cown from its first body to its release, with or without
-// yields, so nothing else runs on its cowns in between, and the remaining bodies run in index order after the
-// earlier ones (the inbox's enqueue is a release of the record and of everything the bodies so far wrote, and the
-// taking worker's dequeue an acquire, so its bodies see all of it, on ARM64 as on x64). Nothing
-// is lost or run twice: the record is queued exactly once per yield and taken exactly once, the word was closed
-// before the first body, and each body's entry is cleared after it runs. The counts are as without a yield (each
-// appended body counted out once, in FinishAppended, before the release). A yield only delays the rest of a run
-// behind work that waited, so no bound gets longer: the rest is one more item, queued behind the others.
+// yields, so nothing else runs on its cowns in between, and the remaining bodies run in index order after the earlier
+// ones (the inbox's enqueue is a release of the record and of everything the bodies so far wrote, and the taking
+// worker's dequeue an acquire, so its bodies see all of it, on ARM64 as on x64). Nothing is lost or run twice: the
+// record is queued exactly once per yield and taken exactly once, the word was closed before the first body, and each
+// body's entry is cleared after it runs. The counts are as without a yield (each appended body counted out once, in
+// FinishAppended, before the release). A yield only delays the rest of a run behind work that waited, so no bound gets
+// longer: the rest is one more item, queued behind the others.
 // Cost: a timestamp at the start of a run and one at its first check; a run whose first bodies went fast enough to
-// finish within the inbox slice checks no more. Nothing on runs too short to reach a check. Not on the thread
-// pool (no queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.
+// finish within the inbox slice checks no more. Nothing on runs too short to reach a check. Not on the thread pool (no
+// queue of the runtime's to yield to), nor on a thread that is not one of the scheduler's workers.
 // =====================================================================================================================
 
 /// <summary>
@@ -57,9 +58,9 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     private long _appendState;
 
     /// <summary>Gets whether this behaviour looks able to take an appended body now (a hint; see <see cref="Behaviour.LooksAppendable"/>).</summary>
-    internal bool MayTakeAppend => LooksAppendable(Volatile.Read(ref _appendState));
+    internal bool MayTakeAppend => LooksAppendable(Atomic.Read(ref _appendState));
 
-    private protected override int QueuedAppendedCount => OpenAppendedCount(Volatile.Read(ref _appendState));
+    private protected override int QueuedAppendedCount => OpenAppendedCount(Atomic.Read(ref _appendState));
 
     /// <summary>Gets the append word, for the derived class's open and claim.</summary>
     protected ref long AppendWord => ref _appendState;
@@ -122,8 +123,8 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     /// <summary>
     /// Runs appended body <paramref name="index"/> in a frame of its own, and clears its entry whether or not it threw,
     /// so the pooled object holds no body or state. A virtual call per body: the shared loop, written once here, is
-    /// compiled once for every class, and a struct per kind (tried first) cost Radixsort actor about 12% in one
-    /// process, its calls going through shared generic code's lookups.
+    /// compiled once for every class, and a struct per kind (tried first) made Radixsort actor slower, its calls going
+    /// through shared generic code's lookups (docs/performance/decisions.md, "One loop for appended runs").
     /// </summary>
     private protected abstract void RunAppendedBody(int index);
 
@@ -296,10 +297,10 @@ internal abstract class AppendableBehaviour : FireAndForgetBehaviour
     /// current context is that one: every worker's, between items and inside them. Registered without a context, as it
     /// once was, the release went to the thread pool, because a worker carries the scheduler's context: the cowns' next
     /// behaviour was then granted from a pool thread, through the inbox, to whichever worker took it first (the cown's
-    /// state changed cores). On Savina's Sorted Linked-List (a list cown of up to 16,000 nodes walked by bodies of tens
-    /// of microseconds) that was 7,000 pool items per run (docs/performance/decisions.md, "Sorted Linked-List: the list
-    /// stays on its worker"). So the context must stay in place here: lifted, the continuation would be posted back to
-    /// the workers instead of running now.
+    /// state changed cores). On Savina's Sorted Linked-List (a large list cown walked by long bodies) that was
+    /// thousands of pool items per run (docs/performance/decisions.md, "Sorted Linked-List: the list stays on its
+    /// worker"). So the context must stay in place here: lifted, the continuation would be posted back to the workers
+    /// instead of running now.
     /// </remarks>
     private static void CompleteHere(TaskCompletionSource completion, Exception? failure)
     {

@@ -14,8 +14,8 @@ namespace Boc;
 //     this pair is under way. Behind two different behaviours no spawn could append (both tails must be one behaviour),
 //     and a pair that found its queues empty runs at once; neither pays the close. Not behind the body running on the
 //     spawning thread, as for one cown. A pair that reads a cown, or names one cown twice, never opens.
-//   * Appending. The appender reads Cown.Last on c1, then on c2, and must find the same behaviour on both; then the
-//     claim, as for one cown, checking (after the word) that the behaviour's two slots are writes of c1 and c2 in
+//   * Appending. The appender reads the cown's tail on c1, then on c2, and must find the same behaviour on both; then
+//     the claim, as for one cown, checking (after the word) that the behaviour's two slots are writes of c1 and c2 in
 //     argument order, on its runtime.
 //   * Order. On each cown, the argument for one cown holds as it stands: the appender found the tail on that cown's
 //     Last, so every spawn that happens-before the append is queued ahead of the tail there, and every spawn the append
@@ -83,6 +83,10 @@ internal sealed class AppendablePairBehaviour<T1, T2, TState> : AppendableBehavi
 
         bodies[AppendIndex(claimed)] = new AppendedBody(body, state);
     }
+
+    internal override Delegate? Body => _body;
+
+    internal override Delegate? StateAsDelegate => _state as Delegate;
 
     protected override Task? InvokeBody()
     {

@@ -14,22 +14,22 @@ namespace Boc;
 // uncontended CAS and a 16-byte entry, and the runner reads several entries per cache line, as a mailbox does.
 //   The append word (AppendableBehaviour's _appendState, one long): Open | Writing | count of appended bodies,
 // and a generation in the high 32 bits.
-//   * Opening. EnqueueOne opens the word (new generation, count 0, Open) right after its Exchange on Cown.Last, so
-//     the word is open only while the behaviour is queued and has not started: never before it is at the tail (an
+//   * Opening. EnqueueOne opens the word (new generation, count 0, Open) right after its exchange of the cown's tail,
+//     so the word is open only while the behaviour is queued and has not started: never before it is at the tail (an
 //     append to a behaviour not yet enqueued would run the appended body at a place in the queue decided later, after
 //     spawns that returned before it), and before anything can run it (the link comes after). It opens only if the
 //     Exchange found a predecessor: a behaviour that found its queue empty is dispatched at once, leaving no time worth
-//     appending in, and its run then closes nothing (a chain from cown to cown, each body spawning the next message
-//     on an idle cown, pays no CAS). Nor does it open behind the body running on the spawning thread: a body that
-//     spawns the next message on its own cown (a chain on one cown) would otherwise pay a CAS at every run to close a
-//     word nobody appends to; a body that floods its own cown loses only its first spawn's chance to take appends.
-//   * Appending (TryClaimAppend, then ReleaseAppend). The appender read Cown.Last and found the behaviour. It reads
-//     the word: Open, not Writing, below MaxAppended, else it spawns normally. It checks that the behaviour's cown and
-//     runtime are its own. Then one CAS sets Writing on exactly the word it read; it writes the entry; and a release
-//     store publishes count + 1 and clears Writing. The generation makes the CAS fail if the behaviour ran, went back
-//     to the pool and was reused meanwhile (its word now carries another generation), so everything read between the
-//     word and the CAS belongs to the life that was open; and while Writing is set, the runner cannot close the word,
-//     so the object cannot finish and be reused under the entry being written.
+//     appending in, and its run then closes nothing (a chain from cown to cown, each body spawning the next message on
+//     an idle cown, pays no CAS). Nor does it open behind the body running on the spawning thread: a body that spawns
+//     the next message on its own cown (a chain on one cown) would otherwise pay a CAS at every run to close a word
+//     nobody appends to; a body that floods its own cown loses only its first spawn's chance to take appends.
+//   * Appending (TryClaimAppend, then ReleaseAppend). The appender read the cown's tail and found the behaviour. It
+//     reads the word: Open, not Writing, below MaxAppended, else it spawns normally. It checks that the behaviour's
+//     cown and runtime are its own. Then one CAS sets Writing on exactly the word it read; it writes the entry; and a
+//     release store publishes count + 1 and clears Writing. The generation makes the CAS fail if the behaviour ran,
+//     went back to the pool and was reused meanwhile (its word now carries another generation), so everything read
+//     between the word and the CAS belongs to the life that was open; and while Writing is set, the runner cannot close
+//     the word, so the object cannot finish and be reused under the entry being written.
 //   * Closing (CloseAppends). Run closes the word before the body starts: it waits while Writing is set, then one CAS
 //     clears Open. The count it read is final: every appended body was written before its count was published, and
 //     no append can succeed after the close. They run after the behaviour's own body, in index order; each failure is
@@ -40,9 +40,8 @@ namespace Boc;
 //     caught up with a spawner that is appending to it right now. Closing at once would cut the batch short: the
 //     spawner's next spawn finds the word closed and pays a behaviour of its own, which the runner reaches as soon as
 //     it is linked, and so on, one short batch after another, with the two cores trading the tail's cache lines at
-//     every spawn. (Count, one body flooding a counter with a million spawns: besides the one spawn in 32 that finds
-//     the tail full, 3-10% found it started or lost the claim to the close, and a run took 1.5 to 1.6 times as long as
-//     with the hold.) So on a BocScheduler worker, while nothing else is queued anywhere in its scheduler (no core has
+//     every spawn (Count, one body flooding a counter with a million spawns: docs/performance/decisions.md, "Holding a
+//     filling tail"). So on a BocScheduler worker, while nothing else is queued anywhere in its scheduler (no core has
 //     other work to give this one), the runner first waits one poll interval at a time (FloodPolicy.PollSpins),
 //     as long as each interval brings at least one more appended body; it stops when one does not, when the word is
 //     full, or when work is queued.
@@ -55,13 +54,13 @@ namespace Boc;
 // Why appending keeps the protocol's guarantees:
 //   * Order. An appended body runs exactly where the tail behaviour is in its cown's queue: after everything queued
 //     before the tail, and before everything queued after it (the tail releases only after its appended bodies). An
-//     append succeeds only if its spawner read Cown.Last and found the tail, and the CAS finds the tail still open. A
-//     spawn X that happens-before the append made its Exchange before the appender's read of Last, so the appender
-//     would have found X or a later tail, not this one; so X is queued ahead of the tail, and runs first. A spawn that
-//     the append happens-before comes after the CAS, so it is queued after the tail, or appended after this entry:
-//     it runs later. A spawn concurrent with the append (an Exchange between the appender's read and its CAS) may
-//     end up behind the appended body: with no happens-before between them, either order is allowed, and the appended
-//     body names only this cown, so no other queue has to agree with this one.
+//     append succeeds only if its spawner read the cown's tail and found the tail, and the CAS finds the tail still
+//     open. A spawn X that happens-before the append made its Exchange before the appender's read of Last, so the
+//     appender would have found X or a later tail, not this one; so X is queued ahead of the tail, and runs first. A
+//     spawn that the append happens-before comes after the CAS, so it is queued after the tail, or appended after this
+//     entry: it runs later. A spawn concurrent with the append (an Exchange between the appender's read and its CAS)
+//     may end up behind the appended body: with no happens-before between them, either order is allowed, and the
+//     appended body names only this cown, so no other queue has to agree with this one.
 //   * Atomicity and exclusivity. The appended bodies run inside the tail behaviour's run, and with its access: a
 //     writer's holds the cown exclusively, and TryClaimAppend (which checks the mode after the word, so it is the
 //     open life's) lets only reads into a reader, so what runs beside a reader's run is other readers only. A read in
@@ -79,7 +78,7 @@ namespace Boc;
 //   * Deadlock freedom. The only wait is the runner's for an appender that holds Writing, which writes one entry and
 //     releases it without waiting for anything.
 //   * Bounds. A behaviour runs at most 1 + MaxAppended bodies. The scheduler's latency bounds count items, and a run
-//     of appended bodies hands its worker over between two bodies once it has lasted its inbox slice (100 µs) while
+//     of appended bodies hands its worker over between two bodies once it has lasted its inbox slice while
 //     work waits in the inbox or its worker's queue (AppendableBehaviour.cs, "Yielding"), so a flood stretches what
 //     waiting work waits by at most that slice and FloodPolicy.CheckEvery bodies. A chain (each body spawning the next
 //     on its own cown) never appends, since the tail it finds is its own behaviour, which is running and closed.
@@ -97,12 +96,11 @@ internal abstract partial class Behaviour
     /// <summary>How many bodies may be appended to one behaviour, besides its own.</summary>
     /// <remarks>
     /// 31 (a run of 32 bodies): floods of cheap messages amortize a behaviour over that many (Savina Count and
-    /// Radixsort actor ran 1.35 to 1.75 times as fast as with 7, in BenchmarkDotNet before/after runs). When
-    /// appending came, 31 made pipelines of expensive stages slower (Filterbank 2.4 times, Sieve 10%) and the bound
-    /// was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's time is decided per process, in
-    /// three modes, whatever the bound (docs/performance/decisions.md, "Floods are appended" and "The append bound is 31"). Not
-    /// more: 63 measured no faster, and each extra body lengthens the scheduler's latency bounds in bodies
-    /// (docs/guide/dispatchers.md).
+    /// Radixsort ran faster than with 7). When appending came, 31 made pipelines of expensive stages slower
+    /// (Filterbank, Sieve) and the bound was cut to 7; on today's scheduler neither is slower with 31, and Filterbank's
+    /// time is decided per process, whatever the bound (docs/performance/decisions.md, "Floods are appended" and "The
+    /// append bound is 31", with the figures). Not more: 63 measured no faster, and each extra body lengthens the
+    /// scheduler's latency bounds in bodies (docs/guide/dispatchers.md).
     /// </remarks>
     internal const int MaxAppended = 31;
 
@@ -129,7 +127,7 @@ internal abstract partial class Behaviour
         // other thread writes it now. The release store publishes the open word after everything Init wrote (an
         // appender checks the cown and the runtime after reading it). A new generation, so that an appender still
         // holding a word of an earlier life fails its CAS.
-        Volatile.Write(ref word, ((word & AppendGenerationMask) + AppendGenerationUnit) | AppendOpen);
+        Atomic.Write(ref word, ((word & AppendGenerationMask) + AppendGenerationUnit) | AppendOpen);
     }
 
     /// <summary>
@@ -140,7 +138,7 @@ internal abstract partial class Behaviour
     /// </summary>
     protected bool TryClaimAppend(ref long word, BocRuntime runtime, Cown cown, bool read, out long claimed)
     {
-        long seen = Volatile.Read(ref word);
+        long seen = Atomic.Read(ref word);
         claimed = seen;
         if (!LooksAppendable(seen))
         {
@@ -157,7 +155,7 @@ internal abstract partial class Behaviour
         }
 
         // Full fence: the runner's close cannot pass it, and the entry written next cannot be seen before it.
-        return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
+        return Atomic.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
     }
 
     /// <summary>
@@ -167,7 +165,7 @@ internal abstract partial class Behaviour
     /// </summary>
     protected bool TryClaimPairAppend(ref long word, BocRuntime runtime, Cown first, Cown second, out long claimed)
     {
-        long seen = Volatile.Read(ref word);
+        long seen = Atomic.Read(ref word);
         claimed = seen;
         if (!LooksAppendable(seen))
         {
@@ -183,7 +181,7 @@ internal abstract partial class Behaviour
         }
 
         // Full fence, as for one cown.
-        return Interlocked.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
+        return Atomic.CompareExchange(ref word, seen | AppendWriting, seen) == seen;
     }
 
     /// <summary>Gets whether this is a pair of distinct cowns, both written: the only pair that takes appends.</summary>
@@ -207,7 +205,7 @@ internal abstract partial class Behaviour
     /// Ends a claim: publishes the body written at <see cref="AppendIndex"/> (count + 1) if <paramref name="published"/>,
     /// and lets the runner close the word. A release store: the runner that reads the new count sees the body.
     /// </summary>
-    protected static void ReleaseAppend(ref long word, long claimed, bool published) => Volatile.Write(ref word, published ? claimed + 1 : claimed);
+    protected static void ReleaseAppend(ref long word, long claimed, bool published) => Atomic.Write(ref word, published ? claimed + 1 : claimed);
 
     /// <summary>
     /// Run, before the body: closes the word, and returns how many bodies were appended (0 without a CAS when it was
@@ -216,7 +214,7 @@ internal abstract partial class Behaviour
     /// </summary>
     protected int CloseAppends(ref long word)
     {
-        long seen = Volatile.Read(ref word);
+        long seen = Atomic.Read(ref word);
         if ((seen & AppendOpen) == 0)
         {
             // Not opened in this life (the spawn found its queue empty): nobody can claim it.
@@ -226,7 +224,7 @@ internal abstract partial class Behaviour
         // Some appended and room for more, and still the tail of its (first) cown: a spawner is most likely appending
         // now ("Holding a filling tail"). Plain reads: a hint.
         long count = seen & AppendCountMask;
-        if (count != 0 && count < MaxAppended && ReferenceEquals(Volatile.Read(ref _first.Target.Last), this))
+        if (count != 0 && count < MaxAppended && ReferenceEquals(_first.Target.Queue.TailHint, this))
         {
             seen = HoldWhileFilling(ref word, seen);
         }
@@ -234,7 +232,7 @@ internal abstract partial class Behaviour
         var spin = default(SpinWait);
         while (true)
         {
-            if ((seen & AppendWriting) == 0 && Interlocked.CompareExchange(ref word, seen & ~AppendOpen, seen) == seen)
+            if ((seen & AppendWriting) == 0 && Atomic.CompareExchange(ref word, seen & ~AppendOpen, seen) == seen)
             {
                 return (int)(seen & AppendCountMask);
             }
@@ -242,7 +240,7 @@ internal abstract partial class Behaviour
             // An appender is writing its body (or one claimed between our read and the CAS): it ends its claim without
             // waiting for anything, so this wait is short unless it was preempted.
             AwaitStep(ref spin, _first.Target);
-            seen = Volatile.Read(ref word);
+            seen = Atomic.Read(ref word);
         }
     }
 
@@ -273,8 +271,8 @@ internal abstract partial class Behaviour
             }
 
             scheduler.Floods.PollHook?.Invoke();
-            Thread.SpinWait(FloodPolicy.PollSpins);
-            seen = Volatile.Read(ref word);
+            Atomic.Pause(FloodPolicy.PollSpins);
+            seen = Atomic.Read(ref word);
             long grown = seen & AppendCountMask;
             if (grown == count || grown >= MaxAppended)
             {

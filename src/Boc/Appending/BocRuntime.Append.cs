@@ -19,7 +19,7 @@ public sealed partial class BocRuntime
         // Null first: an idle cown (a chain hopping between actors) skips the type test, which in this shared generic
         // code is a helper call.
         // A scope's member never rides in another behaviour (Scopes/BocScope.Members.cs): it is counted and withdrawn on its own.
-        if (Volatile.Read(ref cown.Last) is { } last && last is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
+        if (cown.Queue.TailHint is { } last && last is AppendableActionBehaviour<T1, TState> tail && tail.MayTakeAppend && AppendsAllowed
             && (!read || ReadsMayAppend) && !BocScope.MayJoinHere(thread) && TryAppend(tail, cown, read, body, state, thread))
         {
             return;
@@ -48,7 +48,7 @@ public sealed partial class BocRuntime
         // queued behind it on either cown. Compared before anything is read from the tail: pairs spawned on varying cowns
         // (a bank's transfers) find different tails, and pay only these two reads, which warm the lines their Exchanges
         // need next. Writes only: a pair that reads never takes appends.
-        if (!(firstRead | secondRead) && Volatile.Read(ref first.Last) is { } last && ReferenceEquals(Volatile.Read(ref second.Last), last)
+        if (!(firstRead | secondRead) && first.Queue.TailHint is { } last && ReferenceEquals(second.Queue.TailHint, last)
             && last is AppendablePairBehaviour<T1, T2, TState> tail && tail.MayTakeAppend && AppendsAllowed
             && !BocScope.MayJoinHere(thread) && TryAppend(tail, first, second, body, state, thread))
         {
@@ -129,11 +129,11 @@ public sealed partial class BocRuntime
     {
         // The Dekker pair with disposal, as in SpawnAdmitted.
         _pending.Spawned(worker, thread);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (Atomic.Read(ref _disposed) != 0)
         {
             tail.ReleaseAppend(claimed, published: false);
             OnBehaviourFinished();
-            ObjectDisposedException.ThrowIf(true, this);
+            throw ShutDown();
         }
     }
 

@@ -12,9 +12,10 @@ internal sealed class FloodPolicy
 {
     /// <summary>
     /// <see cref="Thread.SpinWait(int)"/> iterations in one poll interval of a runner's hold on a flood's tail that is
-    /// still filling (<c>Behaviour.Appending.cs</c>, "Holding a filling tail"): about 1.4 µs on the 2-vCPU benchmark
-    /// machine, where a body that floods a cown appends 30 to 60 bodies in that time. A shorter interval ends the hold on
-    /// a spawner's brief stall; a longer one makes the runner wait longer for a spawner that has finished.
+    /// still filling (<c>Behaviour.Appending.cs</c>, "Holding a filling tail"): long enough for a body that floods a
+    /// cown to append several bodies (docs/performance/decisions.md, "Holding a filling tail", has the interval and the
+    /// count on the benchmark machine). A shorter interval ends the hold on a spawner's brief stall; a longer one makes
+    /// the runner wait longer for a spawner that has finished.
     /// </summary>
     internal const int PollSpins = 50;
 
@@ -64,11 +65,11 @@ internal sealed class FloodPolicy
     internal long InboxSliceTicks { get; set; } = InboxSliceMicroseconds * Stopwatch.Frequency / 1_000_000;
 
     /// <summary>Gets how many times a run of appended bodies has yielded on the scheduler (for tests and probes).</summary>
-    internal long YieldedRuns => Volatile.Read(ref _yieldedRuns);
+    internal long YieldedRuns => Atomic.Read(ref _yieldedRuns);
 
     /// <summary>Test hook: runs on a worker at each poll interval of a hold on a filling tail, before it waits.</summary>
     internal Action? PollHook { get; set; }
 
     /// <summary>Counts a yielded run (before its rest is queued).</summary>
-    internal void CountYield() => Interlocked.Increment(ref _yieldedRuns);
+    internal void CountYield() => Atomic.Increment(ref _yieldedRuns);
 }

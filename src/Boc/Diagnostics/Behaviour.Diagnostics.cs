@@ -68,10 +68,37 @@ internal abstract partial class Behaviour
             {
                 span.SetTag(BocMetrics.RuntimeTag, name);
             }
+
+            NameSpan(span);
         }
 
         trace.Span = span;
         return ambient;
+    }
+
+    /// <summary>
+    /// Says which behaviour the span is: its name is the body's method (<see cref="BehaviourName"/>), with the qualified
+    /// method as <c>code.function.name</c>, and the cowns by name when any has one.
+    /// </summary>
+    private void NameSpan(Activity span)
+    {
+        if (BehaviourName.UserBodyOf(this) is { } body)
+        {
+            (string shortName, string qualified) = BehaviourName.Of(body);
+            span.DisplayName = shortName;
+            span.SetTag(BocTracing.FunctionTag, qualified);
+        }
+
+        bool anyNamed = false;
+        for (int i = 0; i < _slotCount && !anyNamed; i++)
+        {
+            anyNamed = SlotAt(i).Target.Name is not null;
+        }
+
+        if (anyNamed)
+        {
+            span.SetTag(BocTracing.CownNamesTag, DescribeCowns());
+        }
     }
 
     /// <summary>
@@ -121,10 +148,7 @@ internal abstract partial class Behaviour
     internal static string DescribeQueue(Cown cown, int limit)
     {
         var text = new StringBuilder();
-        Behaviour? last = Volatile.Read(ref cown.Last);
-        int readState = Volatile.Read(ref cown.ReadState);
-        int readers = readState & ~Slot.WriterWaiting;
-        Behaviour? pendingWriter = Volatile.Read(ref cown.PendingWriter);
+        (Behaviour? last, int readers, _, Behaviour? pendingWriter) = cown.Queue.Snapshot();
         text.Append(cown).Append(": ");
         if (last is null && readers == 0)
         {
@@ -188,7 +212,7 @@ internal abstract partial class Behaviour
             {
                 current.DescribeTo(text);
                 text.AppendLine();
-                current = Volatile.Read(ref current.SlotFor(cown).Next);
+                current = current.SlotFor(cown).ReadNext();
             }
 #pragma warning disable CA1031 // Racy reads of a behaviour that is being reused may fail in several ways; all end the snapshot.
             catch (Exception)
@@ -220,8 +244,8 @@ internal abstract partial class Behaviour
     /// <summary>Appends "running" or "waiting for n cowns", and the cowns requested (racy read).</summary>
     private void DescribeTo(StringBuilder text)
     {
-        int countdown = Volatile.Read(ref _countdown);
-        text.Append(Volatile.Read(ref _started) ? "running" : countdown > 0 ? $"waiting ({countdown} to go)" : "ready");
+        int countdown = Atomic.Read(ref _countdown);
+        text.Append(Atomic.Read(ref _started) ? "running" : countdown > 0 ? $"waiting ({countdown} to go)" : "ready");
         text.Append(" on ");
         Slot[] slots = RacySlots();
         for (int i = 0; i < slots.Length; i++)
@@ -254,7 +278,7 @@ internal abstract partial class Behaviour
     /// </summary>
     private Slot[] RacySlots()
     {
-        int count = Volatile.Read(ref _slotCount);
+        int count = Atomic.Read(ref _slotCount);
         SlotLayout layout = _layout;
         Slot[]? overflow = Overflow;
         switch (layout)

@@ -14,7 +14,7 @@ public sealed partial class BocRuntime
             string dispatcher = _bocScheduler is { } scheduler
                 ? $"BocScheduler ({scheduler.WorkerCount} workers)"
                 : Dispatcher is Dispatch.BoundedThreadPoolDispatcher ? "thread pool (bounded)" : Dispatcher is Dispatch.ThreadPoolDispatcher ? "thread pool" : Dispatcher.GetType().Name;
-            string state = Volatile.Read(ref _disposed) != 0 ? ", disposed" : _isDefault ? ", default" : string.Empty;
+            string state = Atomic.Read(ref _disposed) != 0 ? ", disposed" : _isDefault ? ", default" : string.Empty;
             return $"{name}, {dispatcher}, pending ≈ {PendingEstimate}{state}";
         }
     }

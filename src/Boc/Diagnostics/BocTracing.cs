@@ -20,11 +20,20 @@ internal static class BocTracing
     /// <summary>The name of the source: <c>Boc</c>.</summary>
     internal const string SourceName = "Boc";
 
-    /// <summary>The name of every behaviour span (low cardinality, as span names should be).</summary>
+    /// <summary>
+    /// The operation name of every behaviour span (what samplers see). The span's display name, which exporters send as
+    /// the span name, is the body's method (<see cref="BehaviourName"/>): low cardinality, as span names should be.
+    /// </summary>
     internal const string BehaviourSpanName = "boc.behaviour";
 
     /// <summary>The span tag with the number of cowns the behaviour acquired (duplicates merged).</summary>
     internal const string CownCountTag = "boc.cowns";
+
+    /// <summary>The span tag with the cowns and their modes (<c>alice#3 (write), bob#4 (read)</c>), when any cown has a name.</summary>
+    internal const string CownNamesTag = "boc.cown.names";
+
+    /// <summary>The span tag with the body's qualified method (OpenTelemetry's <c>code.function.name</c>).</summary>
+    internal const string FunctionTag = "code.function.name";
 
     internal static readonly ActivitySource Source = new(SourceName, typeof(BocTracing).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion);
 

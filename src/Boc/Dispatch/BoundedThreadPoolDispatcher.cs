@@ -31,10 +31,10 @@ internal sealed class BoundedThreadPoolDispatcher : IDispatcher, IThreadPoolWork
 
     private void TryStartWorker()
     {
-        int active = Volatile.Read(ref _activeWorkers);
+        int active = Atomic.Read(ref _activeWorkers);
         while (active < _workerCount)
         {
-            int seen = Interlocked.CompareExchange(ref _activeWorkers, active + 1, active);
+            int seen = Atomic.CompareExchange(ref _activeWorkers, active + 1, active);
             if (seen == active)
             {
                 // The dispatcher object itself is the work item: every worker runs the same loop.
@@ -60,7 +60,7 @@ internal sealed class BoundedThreadPoolDispatcher : IDispatcher, IThreadPoolWork
             }
         }
 
-        Interlocked.Decrement(ref _activeWorkers);
+        Atomic.Decrement(ref _activeWorkers);
 
         // No lost wake-up: a Dispatch that enqueued after our last TryDequeue either saw our slot still taken (and
         // relied on us), or will start a worker itself. Checking the queue after giving the slot back covers the

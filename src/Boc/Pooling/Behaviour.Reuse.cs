@@ -10,9 +10,9 @@ namespace Boc;
 //   * successors: a successor's spawner reads our slot (Scheduled) and writes our slot's Next; PassOn waits for that
 //     write before returning, and every PassOn of ours happens before we return to the pool (a writer's in Finish; a
 //     reader's before its countdown unit is resolved, so before the behaviour can even run);
-//   * cowns: Cown.Last points at us until PassOn's CAS clears it or a successor replaces it; Cown.PendingWriter points
-//     at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or by
-//     GrantWrite itself when its CAS loses to a leaving reader and it looks again).
+//   * cowns: the cown's tail points at us until PassOn's CAS clears it or a successor replaces it; the cown's pending
+//     writer points at us only while we wait for readers, and is cleared before we are resolved (by the last reader, or
+//     by GrantWrite itself when its CAS loses to a leaving reader and it looks again).
 //   * appenders ("Appending"): an appender writes to a behaviour only while it holds the Writing bit of an open word,
 //     and the runner closes the word (waiting for Writing to clear) before the body starts, so before Finish; what an
 //     appender reads before its CAS may belong to a later life, but then the generation makes the CAS fail.
@@ -34,11 +34,36 @@ internal abstract partial class Behaviour
     /// <summary>Runs the body. Returns the task of an asynchronous body, or null for a synchronous one.</summary>
     protected abstract Task? InvokeBody();
 
+    /// <summary>Gets the body delegate this spawn stored (a Boc wrapper for the forms without state), or null when pooled.</summary>
+    internal abstract Delegate? Body { get; }
+
+    /// <summary>
+    /// Gets the spawn's state if it is a delegate (the user's body, for the forms without state, whose
+    /// <see cref="Body"/> is a Boc wrapper), or null. For diagnostics only: a value-type state is boxed to look.
+    /// </summary>
+    internal abstract Delegate? StateAsDelegate { get; }
+
     /// <summary>
     /// Delivers the outcome after the cowns are released. Returns true if an awaiter still holds the behaviour (it
     /// recycles it when it takes the result), false if the caller must recycle it now.
     /// </summary>
     protected abstract bool Deliver(Exception? error, Task? bodyTask);
+
+    /// <summary>
+    /// Delivers a withdrawn behaviour's outcome when the withdrawal is decided, before the behaviour completes
+    /// (Protocol/Behaviour.Cancellation.cs, "Cancellation"); the delivering party keeps its hold until
+    /// <see cref="ReleaseDeliveredShare"/>. Only awaited behaviours have an outcome to deliver.
+    /// </summary>
+    protected virtual void DeliverWithdrawn(Exception error)
+    {
+    }
+
+    /// <summary>
+    /// The withdrawal has completed: the delivering party gives up its hold, after <see cref="DeliverWithdrawn"/>.
+    /// Returns true if an awaiter still holds the behaviour (it recycles it when it takes the outcome), false if the
+    /// caller must recycle it now.
+    /// </summary>
+    protected virtual bool ReleaseDeliveredShare() => false;
 
     /// <summary>Clears references held by the body and returns the behaviour to the calling thread's pool cache.</summary>
     protected void Recycle() => Recycle(BocThread.Current);
@@ -85,9 +110,9 @@ internal abstract partial class Behaviour
         {
             ref Slot slot = ref SlotAt(i);
 #if DEBUG
-            // "Reuse" at the top of this file: nothing may point at a pooled behaviour. Cown.Last and Slot.Next are checked through the
-            // generation stamps; PendingWriter is checked here.
-            if (slot.Target is { } cown && ReferenceEquals(Volatile.Read(ref cown.PendingWriter), this))
+            // "Reuse" at the top of this file: nothing may point at a pooled behaviour. The cown's tail and a slot's
+            // link are checked through the generation stamps; PendingWriter is checked here.
+            if (slot.Target is { } cown && cown.Queue.IsPendingWriter(this))
             {
                 throw new InvalidOperationException("A behaviour went back to the pool while a cown still named it as its pending writer.");
             }
@@ -95,12 +120,7 @@ internal abstract partial class Behaviour
             if (keepReferences)
             {
                 // Field by field: copying the cown back into a cleared slot would be the write barrier this avoids.
-                slot.Next = null;
-                slot.State = 0;
-                slot.IsRead = false;
-#if DEBUG
-                slot.NextGeneration = 0;
-#endif
+                slot.ClearKeepingTarget();
             }
             else
             {

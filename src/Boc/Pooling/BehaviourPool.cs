@@ -21,18 +21,20 @@ namespace Boc;
 /// returns one behaviour and rents one, in turn, on one thread, and the spawn of hop k + 1 can take the object that hop
 /// k returned, of its type in a chain of one type and also in Ping Pong's alternation of two. The spare costs a field
 /// read, a type compare and a store each way, where the thread cache costs its index (a static of this shared generic
-/// class, reached through a runtime helper), its array, its count and a store with a write barrier; a hop ran in 0.82-0.91
-/// of its time (docs/performance/decisions.md, "A spare behaviour per thread"). A rent takes the spare only if it is
-/// exactly of this type; a return parks its object there only if the spare is empty, else goes to the thread cache as
-/// before, so a flood (many returns between rents) uses the caches. The order in which a thread gets its objects back
-/// changes only between types; of one type, a rent still gets the object returned last while it is the spare, or else
-/// the cache's newest. On a <see cref="BocScheduler"/> worker the spare of a plain one-cown <c>When</c> is also warm: it
-/// keeps its references until it is rented again or the worker parks (<see cref="BocThread.Spare"/>'s remarks).
+/// class, reached through a runtime helper), its array, its count and a store with a write barrier
+/// (docs/performance/decisions.md, "A spare behaviour per thread", has what the chains gained). A rent takes the spare
+/// only if it is exactly of this type; a return parks its object there only if the spare is empty, else goes to the
+/// thread cache as before, so a flood (many returns between rents) uses the caches. The order in which a thread gets
+/// its objects back changes only between types; of one type, a rent still gets the object returned last while it is the
+/// spare, or else the cache's newest. On a <see cref="BocScheduler"/> worker the spare of a plain one-cown <c>When</c>
+/// is also warm: it keeps its references until it is rented again or the worker parks (<see cref="BocThread.Spare"/>'s
+/// remarks).
 /// </para>
 /// <para>
 /// Two costs of the obvious shape showed up in a flood's profile (one producer body spawning a million behaviours that
 /// another worker runs, so every object crosses threads through the shared store): storing into a <c>T[]</c> of a
-/// reference type goes through the covariant array-store check (6% of all samples), and each thread-static of a
+/// reference type goes through the covariant array-store check (docs/performance/decisions.md, "Smaller pending
+/// behaviours"), and each thread-static of a
 /// generic class is a helper call. Hence arrays of a one-field struct (a struct array has no covariance to check) and
 /// one cache object per type and thread holding both the array and its count, found through a non-generic
 /// thread-static (<see cref="BehaviourPoolCaches"/>).
@@ -126,7 +128,7 @@ internal static class BehaviourPool<T>
         Cache cache = Unsafe.As<Cache?>(BehaviourPoolCaches.Get(thread, s_index)) ?? CreateCache(thread);
         Entry[] items = cache.Items;
         int taken = 0;
-        if (Volatile.Read(ref s_sharedCount) > 0)
+        if (Atomic.Read(ref s_sharedCount) > 0)
         {
             lock (s_lock)
             {

@@ -7,10 +7,11 @@ namespace Boc;
 /// </summary>
 /// <remarks>
 /// Asking the argument itself is two interface calls, and in the spawn path's shared generic code (every cown state type
-/// is a reference type) neither is devirtualized: each goes through a virtual stub dispatch, about 6% of a flood's
-/// samples (Savina Count). Only <see cref="Cown{T}"/> and <see cref="ReadOnlyCown{T}"/> implement the interface (its
-/// members are internal), so a class test on the non-generic <see cref="Boc.Cown"/> answers the common case with no
-/// dispatch, and needs no generic context (which, in shared code, is a runtime lookup too).
+/// is a reference type) neither is devirtualized: each goes through a virtual stub dispatch, a visible share of a
+/// flood's samples (docs/performance/decisions.md, "Cown and mode read without interface calls"). Only <see
+/// cref="Cown{T}"/> and <see cref="ReadOnlyCown{T}"/> implement the interface (its members are internal), so a class
+/// test on the non-generic <see cref="Boc.Cown"/> answers the common case with no dispatch, and needs no generic
+/// context (which, in shared code, is a runtime lookup too).
 /// </remarks>
 internal static class Acquisition
 {

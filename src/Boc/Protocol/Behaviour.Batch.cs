@@ -11,10 +11,10 @@ namespace Boc;
 //      the batch's spawner. Then every request of the batch is sorted by (cown id, member index); the keys are unique,
 //      so on each cown the members' requests stay in batch order.
 //   1. Phase 1, per distinct cown in ascending id: link the batch's requests on that cown to each other first (slot
-//      Next = the following member; plain writes), then ONE Exchange(cown.Last, last member of the run). If the queue
-//      was empty, the run's head takes the turn exactly as a single spawner does (TakeTurnFromEmptyQueue; its unit is
-//      resolved with an atomic decrement, which cannot reach zero while the extra unit is held); otherwise wait for the
-//      old tail to be Scheduled and link it to the head (LinkBehind), as a single spawner does.
+//      Next = the following member; plain writes), then ONE exchange of the cown's tail (the last member of the run).
+//      If the queue was empty, the run's head takes the turn exactly as a single spawner does (TakeTurnFromEmptyQueue;
+//      its unit is resolved with an atomic decrement, which cannot reach zero while the extra unit is held); otherwise
+//      wait for the old tail to be Scheduled and link it to the head (LinkBehind), as a single spawner does.
 //   2. Phase 2 and step 4, member by member in batch order: Scheduled on every slot (a reader granted meanwhile passes
 //      the turn on here, FinishEnqueue as always), then resolve the member's extra unit.
 // Why it is correct:
@@ -109,23 +109,19 @@ internal abstract partial class Behaviour
             {
                 // Plain writes: nobody reaches these slots before the Exchange below publishes them.
                 Behaviour successor = members[requests[k + 1].Member];
-                ref Slot slot = ref members[requests[k].Member].SlotAt(requests[k].Slot);
-#if DEBUG
-                slot.NextGeneration = successor._generation;
-#endif
-                slot.Next = successor;
+                members[requests[k].Member].SlotAt(requests[k].Slot).LinkBeforePublication(successor, GenerationOf(successor));
             }
 
             Behaviour head = members[requests[start].Member];
             ref Slot headSlot = ref head.SlotAt(requests[start].Slot);
             Cown cown = headSlot.Target;
-            Behaviour? previous = Interlocked.Exchange(ref cown.Last, members[requests[end - 1].Member]);
+            Behaviour? previous = cown.Queue.ExchangeTail(members[requests[end - 1].Member]);
             if (previous is null)
             {
                 if (head.TakeTurnFromEmptyQueue(ref headSlot))
                 {
                     // Never the last unit: the member's extra unit is still held (step 4 below).
-                    Interlocked.Decrement(ref head._countdown);
+                    Atomic.Decrement(ref head._countdown);
                 }
             }
             else

@@ -21,12 +21,12 @@ namespace Boc;
 // each slot (after winning the state word); the deliverer sets a bit when the turn has become the behaviour's:
 //   * a writer: Held, set where it would resolve its unit, i.e. holding the turn with no active readers (Hold: from
 //     GrantWrite, from the last leaving reader, and, as plain writes, by the spawner when it took the turn from an
-//     empty queue; no canceller exists then). A writer still waiting for readers (registered as Cown.PendingWriter with
-//     WriterWaiting set) has not set Held, so the canceller leaves it alone and it keeps waiting: passing the turn on
-//     from there would let a successor writer take the turn while GrantWrite's invariant says the holder waits. If the
-//     turn arrives after Withdrawn is set (GrantWrite sees the bit first), the writer does not wait for readers at all:
-//     it needs no exclusivity, and a writer behind it still waits for them through ReadState.
-//     Whoever sets the second of {Held, Withdrawn} passes the turn on (PassOn + Grant): exactly once.
+//     empty queue; no canceller exists then). A writer still waiting for readers (registered as the cown's pending
+//     writer with WriterWaiting set) has not set Held, so the canceller leaves it alone and it keeps waiting: passing
+//     the turn on from there would let a successor writer take the turn while GrantWrite's invariant says the holder
+//     waits. If the turn arrives after Withdrawn is set (GrantWrite sees the bit first), the writer does not wait for
+//     readers at all: it needs no exclusivity, and a writer behind it still waits for them through ReadState. Whoever
+//     sets the second of {Held, Withdrawn} passes the turn on (PassOn + Grant): exactly once.
 //   * a reader: Granted, set after it counted itself in, as before; its turn is passed on by the Granted/Scheduled
 //     hand-over as always (Scheduled is set, so the deliverer passes it on at once). What is left to arbitrate is its
 //     count in ReadState: whoever sets the second of {Granted, Withdrawn} counts it out (LeaveRead), exactly once. The
@@ -36,9 +36,18 @@ namespace Boc;
 // on if it was (once resolved, the behaviour may complete and be pooled, so the slot is read before). So the countdown
 // still reaches zero exactly once, when every slot has received the turn; by then every slot has been passed on or
 // is held and will be passed on by the canceller. The behaviour is dispatched; Run loses the CAS and joins.
+// The caller's wait ends at the withdrawal, not at its completion. Once the canceller has marked every slot
+// (Withdraw), the outcome is decided and nothing the queues do can change it, so the canceller delivers it then: an
+// awaited behaviour's awaitable fails with BehaviourWithdrawnException at once, whoever holds its cowns (a wait that a
+// token or a deadline bounds must end when they fire, as SemaphoreSlim.WaitAsync's does), and a scope member counts out
+// of its scope, which no longer waits for it (it will never run a body, so it spawns nothing). Delivering is not
+// completing: the behaviour still has places in queues that have not received the turn, so it stays live and counts
+// as pending until the join below; the awaiter that takes the outcome meanwhile gives up only its half of the
+// hand-over (ResultBehaviour, "_owners"), and the join gives up the other half, so whichever is later recycles.
 // Completion of a withdrawal is a join of two: the canceller, once it has marked every slot (passing on the turns
-// already held), and Run, reached when every slot has received the turn. The second completes it: the awaitable fails
-// with BehaviourWithdrawnException, the pending count counts it finished, and the behaviour goes back to the pool.
+// already held) and delivered the outcome, and Run, reached when every slot has received the turn. The second
+// completes it: the pending count counts it finished, and the behaviour goes back to the pool once the awaiter, if it
+// has one, has also taken the outcome.
 //   Why it is correct:
 //   * Exactly one pass per slot: the bit pairs above; a writer slot whose turn never arrives has no pass to make.
 //   * No use of a pooled behaviour: the canceller touches the behaviour only after winning Pending -> Withdrawn, and
@@ -83,11 +92,32 @@ internal abstract partial class Behaviour
     }
 
     /// <summary>
-    /// The canceller, having won Pending -> Withdrawn: marks every slot Withdrawn and passes on the turns the behaviour
-    /// already holds (a writer's, once Held) or counts out (a reader that counted itself in). Slots whose turn has not
-    /// arrived are passed on by whoever delivers it.
+    /// The canceller's whole part, having won Pending -> Withdrawn for <paramref name="request"/>: marks the slots
+    /// (<see cref="WithdrawSlots"/>), delivers the withdrawn outcome at once (an awaited behaviour's awaitable, a scope
+    /// member's count), then joins (see "Cancellation": the caller's wait ends here, the behaviour completes at the join).
     /// </summary>
-    internal void WithdrawSlots()
+    internal void Withdraw(Withdrawal request)
+    {
+        AssertLive();
+        WithdrawSlots();
+
+        // Read before the join: once both parties have joined, the behaviour may go back to its pool.
+        BocScope? scope = Scope;
+        if (IsAwaited)
+        {
+            DeliverWithdrawn(new BehaviourWithdrawnException(request.Token));
+        }
+
+        // After the outcome, as a finished member counts out after delivering its own.
+        scope?.CountOut();
+        request.Join();
+    }
+
+    /// <summary>
+    /// Marks every slot Withdrawn and passes on the turns the behaviour already holds (a writer's, once Held) or counts
+    /// out (a reader that counted itself in). Slots whose turn has not arrived are passed on by whoever delivers it.
+    /// </summary>
+    private void WithdrawSlots()
     {
         AssertLive();
         int count = _slotCount;
@@ -95,7 +125,7 @@ internal abstract partial class Behaviour
         {
             ref Slot slot = ref SlotAt(i);
             Cown cown = slot.Target;
-            int old = Interlocked.Or(ref slot.State, Slot.Withdrawn);
+            int old = slot.Withdraw();
             if (slot.IsRead)
             {
                 // A reader's turn is passed on by the Granted/Scheduled hand-over as usual (it is Scheduled: the
@@ -108,7 +138,11 @@ internal abstract partial class Behaviour
                 continue;
             }
 
-            if ((old & Slot.Held) != 0)
+            bool held = (old & Slot.Held) != 0;
+#if BOC_MODEL
+            held |= ModelMutations.Is(ModelMutations.WithdrawIgnoresHeld);
+#endif
+            if (held)
             {
                 Behaviour? next = PassOn(ref slot);
                 if (next is not null)
@@ -120,35 +154,25 @@ internal abstract partial class Behaviour
     }
 
     /// <summary>
-    /// Both parties of the withdrawal are done: deliver the canceled outcome (an awaited behaviour's; a fire-and-forget
-    /// one, a withdrawn scope member, has none to deliver and reports nothing) and finish.
+    /// Both parties of the withdrawal are done: every slot has passed its turn on. The outcome was delivered by
+    /// <see cref="Withdraw"/>; what is left is the count and the pool (after the awaiter, if it has not taken the outcome yet).
     /// </summary>
     internal void CompleteWithdrawn(Withdrawal request)
     {
         AssertLive();
         request.Unregister();
         BocRuntime runtime = _runtime!;
-
-        // Read before the behaviour can go back to its pool. A member withdrawn by its scope's cancellation is work the
-        // cancellation cost (Scopes/BocScope.Members.cs, "What the cancellation cost"): marked before it counts out.
-        BocScope? scope = Scope;
-        if (scope is { IsCancellationRequested: true })
-        {
-            scope.NoteCutShort();
-        }
-
         BocMetrics.Canceled(runtime.Name);
         runtime.GiveRoomBack();
         try
         {
-            if (!(IsAwaited && Deliver(new BehaviourWithdrawnException(request.Token), null)))
+            if (!ReleaseDeliveredShare())
             {
                 Recycle();
             }
         }
         finally
         {
-            scope?.CountOut();
             runtime.CountOut();
         }
     }

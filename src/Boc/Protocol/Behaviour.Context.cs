@@ -65,23 +65,24 @@ internal abstract partial class Behaviour
     /// </summary>
     internal sealed class AsyncBody(Behaviour behaviour)
     {
-        private volatile Task? _task;
-        private volatile bool _ended;
+        // Written by the body's runner, read by any flow that captured the context: acquire and release.
+        private Task? _task;
+        private bool _ended;
 
         /// <summary>Gets or sets the body's task, once its delegate has returned.</summary>
         internal Task? Task
         {
-            get => _task;
-            set => _task = value;
+            get => Atomic.Read(ref _task);
+            set => Atomic.Write(ref _task, value);
         }
 
         /// <summary>Sets whether the body ended without a task (its delegate threw).</summary>
         internal bool Ended
         {
-            set => _ended = value;
+            set => Atomic.Write(ref _ended, value);
         }
 
         /// <summary>Gets the behaviour while its body runs: until its task completes. Null afterwards.</summary>
-        internal Behaviour? Behaviour => _ended || _task is { IsCompleted: true } ? null : behaviour;
+        internal Behaviour? Behaviour => Atomic.Read(ref _ended) || Atomic.Read(ref _task) is { IsCompleted: true } ? null : behaviour;
     }
 }

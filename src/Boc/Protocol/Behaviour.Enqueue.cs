@@ -12,14 +12,15 @@ namespace Boc;
 //      waits on its own request, and every spawner visits cowns in the same global order.
 //   1. countdown = slots + 1. The extra unit is held by the spawner until step 4, so the behaviour cannot run (and
 //      cannot complete and release) while it is still being linked into other queues.
-//   2. Phase 1, per slot in order: Exchange(cown.Last, this). If the old tail is null the queue was empty and the
-//      request receives the turn now. Otherwise wait until the old tail's slot for this cown is Scheduled (its own
-//      spawner has finished phase 1 for *all* its cowns), then link old tail -> this. The wait is two-phase locking
-//      across cowns: once we are past it, the predecessor's Exchange on every cown it needs has happened, so on any
-//      later cown we share (higher Id, still ahead of us in phase 1) it is queued ahead of us too. Without it we could
-//      Exchange on such a cown first: ahead of it there, behind it here, each waiting for the other (or, with
-//      readers, an order that is not the spawn order). Atomicity is not what it protects: a writer predecessor passes
-//      the turn on only after its body, which cannot start before step 4, and a reader only once it is Scheduled.
+//   2. Phase 1, per slot in order: exchange the cown's tail for this (CownQueue.ExchangeTail). If the old tail is null
+//      the queue was empty and the request receives the turn now. Otherwise wait until the old tail's slot for this
+//      cown is Scheduled (its own spawner has finished phase 1 for *all* its cowns), then link old tail -> this. The
+//      wait is two-phase locking across cowns: once we are past it, the predecessor's Exchange on every cown it needs
+//      has happened, so on any later cown we share (higher Id, still ahead of us in phase 1) it is queued ahead of us
+//      too. Without it we could Exchange on such a cown first: ahead of it there, behind it here, each waiting for the
+//      other (or, with readers, an order that is not the spawn order). Atomicity is not what it protects: a writer
+//      predecessor passes the turn on only after its body, which cannot start before step 4, and a reader only once it
+//      is Scheduled.
 //   3. Phase 2, per slot: set Scheduled. If a reader already received the turn, pass it on now (Behaviour.Turn.cs, "Readers").
 //   4. Resolve the extra unit, together with the units of the cowns this spawner found free in phase 1 (one atomic
 //      add; none at all when every cown was free, since then no other thread can reach the countdown).
@@ -133,7 +134,7 @@ internal abstract partial class Behaviour
         }
 
         // Resolve our own units, plus the extra one, in one step; whoever brings the count to zero dispatches.
-        if (Interlocked.Add(ref _countdown, -(ownGrants + 1)) == 0)
+        if (Atomic.Add(ref _countdown, -(ownGrants + 1)) == 0)
         {
             StartReady(thread, runInline);
         }
@@ -167,7 +168,7 @@ internal abstract partial class Behaviour
 
         // Exchange is a full fence: everything this spawner wrote before (the slots, the countdown) is visible to
         // whoever reads Last and finds this behaviour.
-        previous = Interlocked.Exchange(ref cown.Last, this);
+        previous = cown.Queue.ExchangeTail(this);
 #if DEBUG
         ProtocolTestHooks.Exchanged?.Invoke(cown);
 #endif
@@ -194,18 +195,18 @@ internal abstract partial class Behaviour
         {
             // Count in as a reader; passing the turn on waits for phase 2 (FinishEnqueue), as for any reader
             // granted before it is Scheduled. Nobody else writes this slot's state yet: no predecessor exists.
-            Interlocked.Increment(ref cown.ReadState);
-            slot.State = Slot.Granted;
+            cown.Queue.AddReader();
+            slot.GrantFromEmptyQueue();
             return true;
         }
 
         // A writer also needs the readers that already left the queue (but still run) to finish. With the turn
         // ours no reader can join, so a zero seen here stays zero.
-        if (Volatile.Read(ref cown.ReadState) == 0)
+        if (cown.Queue.HasNoReaders)
         {
             // Held: the turn is ours with no readers. Plain write: no predecessor exists, and a canceller is
             // registered only after Enqueue ("Cancellation").
-            slot.State = Slot.Held;
+            slot.HoldFromEmptyQueue();
             return true;
         }
 
@@ -230,10 +231,10 @@ internal abstract partial class Behaviour
         // Scheduled.)
         // The predecessor's spawner may be descheduled mid phase 1, so bound the spin and then yield (SpinWait's
         // default): with more spawners than cores, a pure spin takes the core the awaited spawner needs.
-        if ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
+        if (!previousSlot.IsScheduled)
         {
             var spin = default(SpinWait);
-            while ((Volatile.Read(ref previousSlot.State) & Slot.Scheduled) == 0)
+            while (!previousSlot.IsScheduled)
             {
                 AwaitStep(ref spin, cown);
             }
@@ -243,15 +244,9 @@ internal abstract partial class Behaviour
     }
 
     /// <summary>Links this behaviour behind the (Scheduled) request <paramref name="previousSlot"/>.</summary>
-    private void Link(ref Slot previousSlot)
-    {
-#if DEBUG
-        previousSlot.NextGeneration = _generation;
-#endif
-
+    private void Link(ref Slot previousSlot) =>
         // Release semantics: the predecessor's PassOn reads Next and then touches this behaviour.
-        Volatile.Write(ref previousSlot.Next, this);
-    }
+        previousSlot.Link(this, GenerationOf(this));
 
     /// <summary>
     /// The one-cown spawn (the reference runtime's <c>schedule_one</c>): no sort, no merge, no phase 2, no extra
@@ -264,7 +259,7 @@ internal abstract partial class Behaviour
 
         // Plain write: the Exchange below is a full fence that publishes it (and the slot).
         _countdown = 1;
-        Behaviour? previous = Interlocked.Exchange(ref cown.Last, this);
+        Behaviour? previous = cown.Queue.ExchangeTail(this);
 #if DEBUG
         ProtocolTestHooks.Exchanged?.Invoke(cown);
 #endif
@@ -282,7 +277,7 @@ internal abstract partial class Behaviour
             // Wait for the predecessor to be Scheduled before we say we are ("One cown" above), then link. From the link
             // on the predecessor may give us the turn and we may run: the spawner must not touch the behaviour again.
             ref Slot previousSlot = ref WaitUntilScheduled(previous, cown);
-            Volatile.Write(ref slot.State, Slot.Scheduled);
+            slot.ScheduleAlone();
             Link(ref previousSlot);
             return;
         }
@@ -292,8 +287,8 @@ internal abstract partial class Behaviour
         {
             // Count in as a reader, then pass the turn on before the body can run, as Grant does for every reader.
             // Granted too: a canceller (registered after Enqueue) must see that this reader counted itself in.
-            Interlocked.Increment(ref cown.ReadState);
-            Volatile.Write(ref slot.State, Slot.Scheduled | Slot.Granted);
+            cown.Queue.AddReader();
+            slot.ScheduleGrantedAlone();
             Behaviour? next = PassOn(ref slot);
             if (next is not null)
             {
@@ -306,19 +301,19 @@ internal abstract partial class Behaviour
 
         // A writer with the turn still waits for readers that left the queue but still run; with the turn ours none
         // can join, so a zero seen here stays zero, and it can be read before we say we are Scheduled.
-        if (Volatile.Read(ref cown.ReadState) == 0)
+        if (cown.Queue.HasNoReaders)
         {
             // Scheduled, and Held for a canceller registered after Enqueue ("Cancellation"), in one release store: nobody
             // else writes the slot now (no predecessor, no canceller yet; a successor's spawner only reads it, and links
             // once it sees Scheduled, which this store publishes with everything Init wrote).
-            Volatile.Write(ref slot.State, Slot.Scheduled | Slot.Held);
+            slot.ScheduleHeldAlone();
             StartReady(thread, runInline);
             return;
         }
 
         // Scheduled before the turn can be resolved: from then on the behaviour may run and finish, and a successor's
         // spawner may be waiting for this flag to link.
-        Volatile.Write(ref slot.State, Slot.Scheduled);
+        slot.ScheduleAlone();
         _ = GrantWrite(this, cown);
     }
 
@@ -330,24 +325,22 @@ internal abstract partial class Behaviour
             if (Cancellation is not null)
             {
                 // A predecessor's release may be setting Held on this slot right now ("Cancellation"): keep both bits.
-                Interlocked.Or(ref slot.State, Slot.Scheduled);
+                slot.ScheduleWriterBesideDeliverer();
                 return;
             }
 
             // Otherwise only readers ever have another thread write their state (Granted), so a writer's flag can be a
             // plain release store (keeping the Held bit this thread may have set): a successor spinning on it then sees
             // everything phase 1 wrote.
-            Volatile.Write(ref slot.State, slot.State | Slot.Scheduled);
+            slot.ScheduleWriter();
             return;
         }
 
-        int old = Interlocked.Or(ref slot.State, Slot.Scheduled);
-        if ((old & Slot.Granted) != 0)
+        if (slot.ScheduleReader())
         {
             // A reader got the turn before it was Scheduled (during our phase 1, or from a predecessor meanwhile); the
             // deliverer left passing it on to us. Doing it here, before the spawner's final ResolveOne, keeps the
             // invariant that a reader has passed the turn on before its behaviour can run.
-            Debug.Assert(slot.IsRead, "Only readers set Granted.");
             Behaviour? next = PassOn(ref slot);
             if (next is not null)
             {

@@ -12,4 +12,10 @@ internal abstract partial class Behaviour
 
     /// <summary>Gets whether request <paramref name="index"/> is read-only.</summary>
     internal bool RequestIsRead(int index) => SlotAt(index).IsRead;
+
+    /// <summary>
+    /// Gets the task of the asynchronous body that holds this behaviour's cowns until it completes, or null (a
+    /// synchronous body, or none running): Boc.Testing looks at what a suspended body awaits when a run is stuck.
+    /// </summary>
+    internal Task? SuspendedBodyTask => _extras?.BodyTask?.Task;
 }

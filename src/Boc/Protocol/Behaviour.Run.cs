@@ -100,8 +100,8 @@ internal abstract partial class Behaviour
     /// a body whose task completes on a thread of its own (an I/O callback, a TaskCompletionSource completed by another
     /// thread) is released on a worker too, as its awaits resume there. The price is one continuation object per
     /// body that suspends (the awaiter's record of the context), beside the body's own state machine; the pool item
-    /// it replaces cost about as much (benchmarks/tools/AsyncChainProbe.cs: 312 bytes a message against 304, and
-    /// 0.34-0.62 µs a message against 1.5-3.1 µs).
+    /// it replaces cost about as much (docs/performance/decisions.md, "An asynchronous body is released on the
+    /// workers").
     /// </para>
     /// <para>
     /// Never another context: the caller's may be a single-threaded one it is blocking (a UI thread, a test harness),
@@ -180,13 +180,13 @@ internal abstract partial class Behaviour
             scope = extras.Scope;
         }
 
-        // Nothing outside reaches this behaviour any more (see "Reuse", Pooling/Behaviour.Reuse.cs). Deliver may hand it to an awaiter,
-        // who returns it to the pool; otherwise it returns here.
+        // Nothing outside reaches this behaviour any more (see "Reuse", Pooling/Behaviour.Reuse.cs). Deliver may hand
+        // it to an awaiter, who returns it to the pool; otherwise it returns here.
         // No try/finally around the delivery to count the behaviour out whatever happens: Deliver does not throw (what
         // it runs that is not the runtime's own, an awaiter's context scheduling its continuation or an unhandled-
         // exception handler, is caught and reported where it is called: ResultBehaviour.Deliver, ReportUnhandled), nor
-        // does Recycle. The handler cost every behaviour its locals spilled around it: Thread Ring ran 0.93 and Ping
-        // Pong 0.96 of the time without it (docs/performance/decisions.md, "The release without a finally").
+        // does Recycle. The handler cost every behaviour its locals spilled around it (docs/performance/decisions.md,
+        // "The release without a finally").
         BocRuntime runtime = _runtime!;
         OnBodyFinished(runtime, error);
         runtime.GiveRoomBack();
@@ -206,6 +206,24 @@ internal abstract partial class Behaviour
     /// </summary>
     protected void AnnotateFailure(Exception error)
     {
+        string cowns = DescribeCowns();
+        try
+        {
+            error.Data[BocRuntime.FailedCownsDataKey] = cowns;
+        }
+#pragma warning disable CA1031 // A custom exception's Data may refuse the entry; the failure is still reported.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    /// <summary>
+    /// The cowns this behaviour requests, as a log reader wants them: "alice#3 (write), Cown#12 (read)". Only while its
+    /// slots are intact (from the spawn until it is recycled).
+    /// </summary>
+    protected string DescribeCowns()
+    {
         var text = new System.Text.StringBuilder();
         for (int i = 0; i < _slotCount; i++)
         {
@@ -218,15 +236,7 @@ internal abstract partial class Behaviour
             text.Append(slot.Target).Append(slot.IsRead ? " (read)" : " (write)");
         }
 
-        try
-        {
-            error.Data[BocRuntime.FailedCownsDataKey] = text.ToString();
-        }
-#pragma warning disable CA1031 // A custom exception's Data may refuse the entry; the failure is still reported.
-        catch (Exception)
-#pragma warning restore CA1031
-        {
-        }
+        return text.ToString();
     }
 
     private static Exception? ErrorOf(Task? task)

@@ -6,14 +6,16 @@ namespace Boc;
 // =====================================================================================================================
 // Completion (Behaviour.Finish): writers pass the turn on (PassOn), readers count themselves out (LeaveRead).
 //
-// PassOn is the MCS release: if Next is linked, give it the turn. Otherwise try CAS(cown.Last, this -> null); if that
-// succeeds the queue is empty and the next spawner takes the turn from the empty queue. If the CAS fails, a spawner
-// has swapped itself in behind us and will link Next as soon as it sees us Scheduled, so wait for the link.
+// PassOn is the MCS release: if Next is linked, give it the turn. Otherwise try to clear the cown's tail
+// (CownQueue.TryClearTail: CAS from this to null); if that succeeds the queue is empty and the next spawner takes the
+// turn from the empty queue. If the CAS fails, a spawner has swapped itself in behind us and will link Next as soon as
+// it sees us Scheduled, so wait for the link.
 //
-// Readers. Cown.ReadState = number of active readers | WriterWaiting. A reader that receives the turn increments the
-// count *before* passing the turn on, so any writer later in the queue sees it. A writer that receives the turn:
+// Readers. The cown's readers' word (CownQueue) = number of active readers | WriterWaiting. A reader that receives the
+// turn increments the count *before* passing the turn on, so any writer later in the queue sees it. A writer that
+// receives the turn:
 //   * if the count is zero, it holds the cown (no reader can join: the turn is with the writer);
-//   * otherwise it records itself in Cown.PendingWriter and sets WriterWaiting with one CAS on the same word the
+//   * otherwise it records itself as the pending writer and sets WriterWaiting with one CAS on the same word the
 //     readers decrement, so "the last reader left" and "a writer is waiting" cannot both be missed (with two separate
 //     fields a reader could leave between the writer's check and its flag, and nobody would wake the writer).
 //   The reader whose decrement leaves exactly WriterWaiting clears the word and resolves the pending writer.
@@ -57,10 +59,18 @@ internal abstract partial class Behaviour
             }
 
             // Count ourselves in before the turn moves on, so a writer behind us sees an active reader.
-            Interlocked.Increment(ref cown.ReadState);
+#if BOC_MODEL
+            bool late = ModelMutations.Is(ModelMutations.ReaderCountsInLate);
+            if (!late)
+            {
+                cown.Queue.AddReader();
+            }
+#else
+            cown.Queue.AddReader();
+#endif
 
             Behaviour? next = null;
-            int old = Interlocked.Or(ref slot.State, Slot.Granted);
+            int old = slot.Grant();
             if ((old & Slot.Withdrawn) != 0)
             {
                 // Withdrawn before the turn reached it: the canceller saw no Granted and left the count to us. Count
@@ -74,6 +84,13 @@ internal abstract partial class Behaviour
                 // (once resolved, the behaviour may run, finish and be reused while we would still read its slot).
                 next = behaviour.PassOn(ref slot);
             }
+
+#if BOC_MODEL
+            if (late)
+            {
+                cown.Queue.AddReader();
+            }
+#endif
 
             // Otherwise the spawner's phase 2 passes the turn on (FinishEnqueue); its final ResolveOne comes after.
             behaviour.ResolveOne(thread);
@@ -91,55 +108,33 @@ internal abstract partial class Behaviour
     /// A writer receives the turn. Returns the successor to give the turn to next if the writer was withdrawn and passed
     /// it on (see "Cancellation"); null otherwise.
     /// </summary>
+    /// <remarks>
+    /// Not inlined (nor is <see cref="LeaveRead"/>): a call, as it was before the queue's state became a type of its own
+    /// (CownQueue) and the body shrank below the JIT's inlining threshold; inlined, its rare paths (readers still active,
+    /// a withdrawn writer) filled the spawn's and the release's code around their common path
+    /// (docs/performance/decisions.md, "Protocol state behind transitions, atomics behind one facade").
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static Behaviour? GrantWrite(Behaviour writer, Cown cown, BocThread? thread = null)
     {
-        if (writer.Cancellation is not null && (Volatile.Read(ref writer.SlotFor(cown).State) & Slot.Withdrawn) != 0)
+        if (writer.Cancellation is not null && writer.SlotFor(cown).IsWithdrawn)
         {
             // Withdrawn before the turn arrived (the canceller saw no Held, so the slot is ours to pass on): it needs no
             // exclusivity, so it does not wait for active readers either.
             return writer.ArriveWithdrawn(ref writer.SlotFor(cown), thread);
         }
 
-        while (true)
-        {
-            int readers = Volatile.Read(ref cown.ReadState);
-            if (readers == 0)
-            {
-                // No reader is active, and none can join: the turn is ours until our behaviour finishes.
-                return Hold(writer, cown, thread);
-            }
-
-            Debug.Assert((readers & Slot.WriterWaiting) == 0, "Only the holder of the turn waits for readers.");
-
-            // Publish who waits before the flag that makes a leaving reader look for it (the CAS is a full fence).
-            Volatile.Write(ref cown.PendingWriter, writer);
-            if (Interlocked.CompareExchange(ref cown.ReadState, readers | Slot.WriterWaiting, readers) == readers)
-            {
-                return null;
-            }
-
-            // A reader left between our read and the CAS; look again (we may now see zero). Clear our name first: the
-            // flag is not set, so no reader reads it, and if we now see zero we hold the cown, finish and may go back
-            // to the pool, where nothing may point at us ("Reuse", Pooling/Behaviour.Reuse.cs).
-            Volatile.Write(ref cown.PendingWriter, null);
-        }
+        // Active readers: wait for them as the pending writer (the last to leave resolves us). Otherwise no reader is
+        // active, and none can join: the turn is ours until our behaviour finishes.
+        return cown.Queue.TryParkWriter(writer) ? null : Hold(writer, cown, thread);
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static void LeaveRead(Cown cown)
     {
-        int remaining = Interlocked.Decrement(ref cown.ReadState);
-        if (remaining != Slot.WriterWaiting)
-        {
-            return;
-        }
-
-        // We were the last active reader and a writer holds the turn, waiting for us. Nobody else can change the word
-        // now (no reader can join while the writer holds the turn), so plain writes suffice; clear PendingWriter
-        // first so the next waiting writer's store is never overwritten.
-        Behaviour writer = Volatile.Read(ref cown.PendingWriter)!;
-        Volatile.Write(ref cown.PendingWriter, null);
-        Volatile.Write(ref cown.ReadState, 0);
-        if (Hold(writer, cown) is { } next)
+        // Null unless we were the last active reader and a writer holds the turn, waiting for us (CownQueue.RemoveReader
+        // hands it over).
+        if (cown.Queue.RemoveReader() is { } writer && Hold(writer, cown) is { } next)
         {
             Grant(next, cown);
         }
@@ -158,8 +153,7 @@ internal abstract partial class Behaviour
         }
 
         ref Slot slot = ref writer.SlotFor(cown);
-        int old = Interlocked.Or(ref slot.State, Slot.Held);
-        if ((old & Slot.Withdrawn) != 0)
+        if ((slot.Hold() & Slot.Withdrawn) != 0)
         {
             return writer.ArriveWithdrawn(ref slot, thread);
         }
@@ -182,10 +176,10 @@ internal abstract partial class Behaviour
     /// <summary>MCS release: returns the successor that should get the turn, or null if the queue became empty.</summary>
     private Behaviour? PassOn(ref Slot slot)
     {
-        Behaviour? next = Volatile.Read(ref slot.Next);
+        Behaviour? next = slot.ReadNext();
         if (next is null)
         {
-            if (Interlocked.CompareExchange(ref slot.Target.Last, null, this) == this)
+            if (slot.Target.Queue.TryClearTail(this))
             {
                 return null;
             }
@@ -193,7 +187,7 @@ internal abstract partial class Behaviour
             // A spawner swapped itself in behind us; it links as soon as it sees us Scheduled, which we are. It may be
             // descheduled between its Exchange and the link, so spin a bounded while, then yield (SpinWait's default).
             var spin = default(SpinWait);
-            while ((next = Volatile.Read(ref slot.Next)) is null)
+            while ((next = slot.ReadNext()) is null)
             {
                 AwaitStep(ref spin, slot.Target);
             }
@@ -215,7 +209,7 @@ internal abstract partial class Behaviour
     internal void ResolveOne(BocThread? thread = null)
     {
         AssertLive();
-        if (Interlocked.Decrement(ref _countdown) == 0)
+        if (Atomic.Decrement(ref _countdown) == 0)
         {
             _runtime!.Dispatch(this, thread);
         }

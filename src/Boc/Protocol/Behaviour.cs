@@ -17,10 +17,11 @@ namespace Boc;
 //   * Protocol/Behaviour.Cancellation.cs - withdrawing a cancellable behaviour;
 //   * Appending/Behaviour.Appending.cs - bodies appended to the behaviour at a cown's tail;
 //   * Pooling/Behaviour.Reuse.cs - when a behaviour may go back to its pool.
-// Only these files touch the queue state of a cown (Cown.Last, Cown.ReadState, Cown.PendingWriter) or a behaviour's
-// request slots (Protocol/Slot.cs holds the slot and its state machine). Diagnostics/Behaviour.Diagnostics.cs only
-// reads that state, racily, for the debugging dump Cown.DescribeQueue; its metrics and tracing hooks in Run and Finish
-// touch only the behaviour's own diagnostics fields, so nothing in the protocol depends on them.
+// The queue state of a cown (Protocol/CownQueue.cs) and a request's state word and link (Protocol/Slot.cs) are private
+// to their types: these files change them only through the named operations and transitions those types define, which
+// debug builds check. Diagnostics/Behaviour.Diagnostics.cs only reads that state, through their racy snapshots, for the
+// debugging dump Cown.DescribeQueue; its metrics and tracing hooks in Run and Finish touch only the behaviour's own
+// diagnostics fields, so nothing in the protocol depends on them.
 //
 // This file: the behaviour's fields, its set-up (Prepare, AddRequest, on an object fresh from the pool) and where its
 // slots live. Invariants of the fields:
@@ -32,7 +33,7 @@ namespace Boc;
 
 /// <summary>
 /// A spawned behaviour: its request slots, its countdown, and (in derived classes) its body. Derived classes are
-/// generated per arity and body shape (<c>Generated/BehaviourKinds.g.cs</c>); all queue logic is in this class.
+/// generated per arity and body shape (<c>Generated/Kinds.*.g.cs</c>); all queue logic is in this class.
 /// </summary>
 internal abstract partial class Behaviour : IThreadPoolWorkItem
 {
@@ -44,16 +45,15 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
     // cowns, or a dynamic list, use an array kept with the pooled object, so steady-state reuse allocates nothing. The
     // same reasoning moved the rarely used fields (that array, an async body's continuation, a cancellation) into one
     // side object (_extras), and lets one- and two-cown classes find their cowns in their slots instead of keeping a
-    // second reference. A pending one-cown behaviour went from 144 bytes to 88 (96 since the append word of
-    // "Appending"), a two-cown one from 152 to 112.
+    // second reference (docs/performance/decisions.md, "Smaller pending behaviours"; SlotLayoutTests pins the sizes).
 
     // Cross-thread waits in the protocol (for a predecessor's Scheduled flag, for a successor's link, for an appender's
     // Writing bit) last nanoseconds unless the other thread was preempted mid-step. SpinWait yields the core after its
     // first few iterations, and never sleeps (-1): the thread waited for is running or runnable, so a yield is all it
     // needs. A threshold of 100 (then Thread.Sleep(1) at every later iteration) let two workers each wait for a step of
     // the other while the other slept: each woke a millisecond later to find its partner now asleep in its own wait,
-    // a convoy in which Dining Philosophers (full) ran about one behaviour per millisecond per worker for hundreds of
-    // milliseconds (both workers seen in Thread.Sleep inside bodies, issue 39).
+    // a convoy in which Dining Philosophers (full) crawled (both workers seen in Thread.Sleep inside bodies, issue 39;
+    // docs/performance/decisions.md, "Protocol waits never sleep").
     // ProtocolWaitTests pins a partner mid-step and checks that its waiter keeps yielding.
     private const int LongWaitSleepThreshold = -1;
     private const int InsertionSortLimit = 16;
@@ -77,6 +77,18 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 #if DEBUG
     /// <summary>Incremented each time the behaviour returns to its pool (debug builds check links against it).</summary>
     private int _generation;
+#endif
+
+    /// <summary>The pool generation that links to <paramref name="behaviour"/> are stamped with (0 in release builds).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+#if DEBUG
+    private static int GenerationOf(Behaviour behaviour) => behaviour._generation;
+#else
+    private static int GenerationOf(Behaviour behaviour)
+    {
+        _ = behaviour;
+        return 0;
+    }
 #endif
 
     /// <summary>Set when the body starts (see <see cref="WaitsFor"/>); cleared when the behaviour returns to its pool.</summary>
@@ -223,8 +235,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         }
 
         slot.IsRead = isRead;
-        slot.Next = null;
-        slot.State = 0;
+        slot.ResetProtocolState();
     }
 
 
@@ -318,7 +329,7 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
             return true;
         }
 
-        if (Volatile.Read(ref _started))
+        if (Atomic.Read(ref _started))
         {
             return false;
         }
@@ -376,6 +387,13 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
         {
             return;
         }
+
+#if BOC_MODEL
+        if (ModelMutations.Is(ModelMutations.SpawnInArgumentOrder))
+        {
+            return;
+        }
+#endif
 
         if (_layout == SlotLayout.Pair)
         {
@@ -450,6 +468,6 @@ internal abstract partial class Behaviour : IThreadPoolWorkItem
 #if DEBUG
         ProtocolTestHooks.Waiting?.Invoke(cown, spin.Count);
 #endif
-        spin.SpinOnce(LongWaitSleepThreshold);
+        Atomic.SpinOnce(ref spin, LongWaitSleepThreshold);
     }
 }

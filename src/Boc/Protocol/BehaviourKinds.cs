@@ -81,6 +81,19 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
     protected sealed override bool Deliver(Exception? error, Task? bodyTask)
     {
+        Publish(error, bodyTask);
+
+        // True: the awaiter has not taken the outcome yet and will recycle. False: it already has, so we do.
+        return !ReleaseOwnership();
+    }
+
+    protected sealed override void DeliverWithdrawn(Exception error) => Publish(error, null);
+
+    protected sealed override bool ReleaseDeliveredShare() => !ReleaseOwnership();
+
+    /// <summary>Completes the awaitable with the outcome; the delivering party's hold stays (see <see cref="_owners"/>).</summary>
+    private void Publish(Exception? error, Task? bodyTask)
+    {
         try
         {
             if (error is not null)
@@ -109,19 +122,35 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
                 "The outcome of a behaviour could not be delivered: scheduling its awaiter's continuation threw. The awaiter will not resume.",
                 deliveryError));
             short version = _core.Version;
-            if (Interlocked.CompareExchange(ref _claim, Taken, version) == version)
+            if (Atomic.CompareExchange(ref _claim, Taken, version) == version)
             {
                 ReleaseOwnership();
             }
         }
-
-        // True: the awaiter has not taken the outcome yet and will recycle. False: it already has, so we do.
-        return !ReleaseOwnership();
     }
 
-    ValueTaskSourceStatus IValueTaskSource<TResult>.GetStatus(short token) => _core.GetStatus(token);
+    ValueTaskSourceStatus IValueTaskSource<TResult>.GetStatus(short token) => StatusOf(token);
 
-    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
+    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => StatusOf(token);
+
+    /// <summary>
+    /// The core's status for <paramref name="token"/>, or Boc's own error for a stale token: the core's would be the BCL's
+    /// "Operation is not valid due to the current state of the object", which does not tell a user what they did.
+    /// </summary>
+    private ValueTaskSourceStatus StatusOf(short token)
+    {
+        if (token != _core.Version)
+        {
+            throw AwaitedTwice(null);
+        }
+
+        return _core.GetStatus(token);
+    }
+
+    /// <summary>The error for a second await of one result; <paramref name="cowns"/> names the behaviour, if it still can.</summary>
+    private static InvalidOperationException AwaitedTwice(string? cowns) =>
+        new($"The result of a behaviour{(cowns is null ? "" : $" on {cowns}")} was already taken: the ValueTask returned by WhenAsync may be awaited (or its result read) only once, "
+            + "because the behaviour behind it is pooled and reused. Await it once, or call AsTask() once and use that Task as often as needed.");
 
     void IValueTaskSource<TResult>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
         OnCompleted(continuation, state, token, flags);
@@ -139,6 +168,11 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     /// </summary>
     private void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
     {
+        if (token != _core.Version)
+        {
+            throw AwaitedTwice(null);
+        }
+
         if (Runtime is { ContinuesOnCapturedContext: true })
         {
             // Under Boc.Testing every resumption must come back through the controlled run's context: without this,
@@ -150,7 +184,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         if (Behaviour.Current is { } waiter
             && _core.GetStatus(token) == ValueTaskSourceStatus.Pending
             && WaitsFor(waiter)
-            && Interlocked.CompareExchange(ref _claim, Taken, token) == token)
+            && Atomic.CompareExchange(ref _claim, Taken, token) == token)
         {
             // The awaiting body holds a cown this behaviour is queued for: it would wait for itself forever. Fail its
             // wait instead. Throwing here is not an option (an async method's builder rethrows an awaiter's exception
@@ -202,12 +236,12 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
 
     private TResult TakeResult(short token)
     {
-        // A stale token (the ValueTask awaited twice, after the behaviour was reused) makes GetStatus throw: the
+        // A stale token (the ValueTask awaited twice, after the behaviour was reused) makes StatusOf throw: the
         // version check of the pooled source. A pending outcome makes the core's GetResult throw.
-        if (_core.GetStatus(token) == ValueTaskSourceStatus.Pending)
+        if (StatusOf(token) == ValueTaskSourceStatus.Pending)
         {
             // A wait failed as a self-wait (see OnCompleted) leaves the outcome pending: its awaiter gets the reason.
-            if (Volatile.Read(ref _selfWait) is { } selfWait && Volatile.Read(ref _claim) == Taken)
+            if (Atomic.Read(ref _selfWait) is { } selfWait && Atomic.Read(ref _claim) == Taken)
             {
                 throw selfWait;
             }
@@ -218,9 +252,10 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
         // Completed: only the one caller that claims this use takes the outcome and hands the behaviour back. Checking
         // the token and then releasing, as two steps, let two threads both pass the check and release twice; the
         // second release then stole the next, innocent use's ownership.
-        if (Interlocked.CompareExchange(ref _claim, Taken, token) != token)
+        if (Atomic.CompareExchange(ref _claim, Taken, token) != token)
         {
-            throw new InvalidOperationException("The result of this behaviour was already taken: a ValueTask may be awaited only once.");
+            // Still this use (the behaviour is not recycled while a withdrawn one waits in its queues): name its cowns.
+            throw AwaitedTwice(Atomic.Read(ref _claim) == Taken && token == _core.Version ? DescribeCowns() : null);
         }
 
         try
@@ -250,7 +285,7 @@ internal abstract class ResultBehaviour<TResult> : Behaviour, IValueTaskSource<T
     /// <summary>Gives up one party's hold; returns true (with the core reset) if the caller must recycle.</summary>
     private bool ReleaseOwnership()
     {
-        if (Interlocked.Decrement(ref _owners) != 0)
+        if (Atomic.Decrement(ref _owners) != 0)
         {
             return false;
         }

@@ -68,7 +68,7 @@ internal sealed class CancellationRequest : Withdrawal
     {
         CancellationTokenRegistration registration = Token.UnsafeRegister(static s => ((CancellationRequest)s!).Cancel(), this);
         _tokenRegistration = registration;
-        if (Interlocked.Exchange(ref _registration, Registered) == Unregistered)
+        if (Atomic.Exchange(ref _registration, Registered) == Unregistered)
         {
             // The behaviour already completed: nobody else will unregister.
             registration.Unregister();
@@ -78,7 +78,7 @@ internal sealed class CancellationRequest : Withdrawal
     /// <summary>Drops the callback (it may still be running or about to run: it then finds the state decided).</summary>
     internal override void Unregister()
     {
-        if (Interlocked.Exchange(ref _registration, Unregistered) == Registered)
+        if (Atomic.Exchange(ref _registration, Unregistered) == Registered)
         {
             _tokenRegistration.Unregister();
         }
@@ -91,7 +91,7 @@ internal sealed class CancellationRequest : Withdrawal
     /// <summary>Claims the behaviour for its body: false if it was withdrawn first.</summary>
     internal override bool TryStart()
     {
-        if (Interlocked.CompareExchange(ref _state, Started, Pending) != Pending)
+        if (Atomic.CompareExchange(ref _state, Started, Pending) != Pending)
         {
             return false;
         }
@@ -100,9 +100,8 @@ internal sealed class CancellationRequest : Withdrawal
         {
             // A member of a scope canceled before this claim never starts (Scopes/BocScope.Members.cs, "The start"):
             // withdraw it here, as its canceller would; the token's callback now finds the state decided. Run joins.
-            Volatile.Write(ref _state, Withdrawn);
-            _behaviour.WithdrawSlots();
-            Join();
+            Atomic.Write(ref _state, Withdrawn);
+            _behaviour.Withdraw(this);
             return false;
         }
 
@@ -113,12 +112,12 @@ internal sealed class CancellationRequest : Withdrawal
     internal override void WithdrawFor(long life) => Cancel();
 
     /// <inheritdoc/>
-    internal override bool IsPending(long life) => Volatile.Read(ref _state) == Pending;
+    internal override bool IsPending(long life) => Atomic.Read(ref _state) == Pending;
 
     /// <summary>One party of a withdrawal is done; the second completes the behaviour as withdrawn.</summary>
     internal override void Join()
     {
-        if (Interlocked.Decrement(ref _join) == 0)
+        if (Atomic.Decrement(ref _join) == 0)
         {
             _behaviour.CompleteWithdrawn(this);
         }
@@ -127,12 +126,11 @@ internal sealed class CancellationRequest : Withdrawal
     private void Cancel()
     {
         // Only the winner of Pending -> Withdrawn touches the behaviour: a Started (or later pooled) behaviour is left alone.
-        if (Interlocked.CompareExchange(ref _state, Withdrawn, Pending) != Pending)
+        if (Atomic.CompareExchange(ref _state, Withdrawn, Pending) != Pending)
         {
             return;
         }
 
-        _behaviour.WithdrawSlots();
-        Join();
+        _behaviour.Withdraw(this);
     }
 }

@@ -1,7 +1,7 @@
 namespace Boc;
 
 /// <summary>
-/// Each thread's buffer for staging a dynamic cown set (<see cref="BocRuntime.StageCowns{T}"/>), one per element type:
+/// Each thread's buffer for staging a dynamic cown set (<see cref="CownSets.Stage{T}"/>), one per element type:
 /// the spawn checks the caller's list into it before anything is admitted, then the behaviour copies it into its own
 /// pooled array. Only the owning thread touches its buffer, and a spawn does not run user code between staging and
 /// clearing (admission may block, but runs nothing), so one buffer per thread is enough. The spawn clears what it

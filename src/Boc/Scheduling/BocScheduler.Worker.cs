@@ -15,12 +15,12 @@ namespace Boc;
 //     item). A worker whose queue is empty when it takes from the inbox (at that turn, or finding nothing else) takes
 //     up to InboxBatch more into its queue, where they wait under the next-slot bound;
 //   * stealing takes half of a victim's queue, so an idle worker gets a batch, not one item;
-//   * one item may be a flood's behaviour of up to 32 bodies. It checks every FloodPolicy.CheckEvery bodies, and
-//     hands its worker over between two bodies once it has run for its inbox slice (FloodPolicy.InboxSliceTicks,
-//     100 µs) while the inbox has work, or for its slice (10 ms) while any other work waits. The rest of its run goes to
-//     the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every guarantee),
-//     and the worker, its slot and queue then empty, takes the inbox's waiting work as a batch. So a flood stretches
-//     the inbox bound by at most the inbox slice and CheckEvery bodies, not by 32 bodies per item.
+//   * one item may be a flood's behaviour of up to 32 bodies. It checks every FloodPolicy.CheckEvery bodies, and hands
+//     its worker over between two bodies once it has run for its inbox slice (FloodPolicy.InboxSliceTicks) while the
+//     inbox has work, or for its slice (FloodPolicy.SliceMilliseconds) while any other work waits. The rest of its run
+//     goes to the back of the inbox (EnqueueYielded; AppendableBehaviour.cs, "Yielding", has why that keeps every
+//     guarantee), and the worker, its slot and queue then empty, takes the inbox's waiting work as a batch. So a flood
+//     stretches the inbox bound by at most the inbox slice and CheckEvery bodies, not by 32 bodies per item.
 // =====================================================================================================================
 
 public sealed partial class BocScheduler
@@ -92,13 +92,13 @@ public sealed partial class BocScheduler
 
             // Inside a body from here until the next NextItem: only now may a thief take what the body puts in the next
             // slot. A release store: a thief that sees it also sees this worker's take of the slot (NextItem).
-            Volatile.Write(ref self.InBody, 1);
+            Atomic.Write(ref self.InBody, 1);
             if (measureBusy)
             {
                 // Measured only while a listener wants it: two timestamps per item.
                 long start = Stopwatch.GetTimestamp();
                 Execute(item, fromNextSlot, thread);
-                Volatile.Write(ref self.BusyTicks, self.BusyTicks + (Stopwatch.GetTimestamp() - start));
+                Atomic.Write(ref self.BusyTicks, self.BusyTicks + (Stopwatch.GetTimestamp() - start));
             }
             else
             {
@@ -135,7 +135,7 @@ public sealed partial class BocScheduler
 
             // Read by idle workers looking for a blocked one; the owner is the only writer.
             long ticks = self.Ticks + 1;
-            Volatile.Write(ref self.Ticks, ticks);
+            Atomic.Write(ref self.Ticks, ticks);
             if ((ticks & (BusyTimeRecheck - 1)) == 0)
             {
                 measureBusy = BocMetrics.BusyTime.Enabled;
@@ -153,7 +153,7 @@ public sealed partial class BocScheduler
         fromNextSlot = false;
 
         // Out of the body: a thief now leaves the next slot alone (TakeNext's pair with TakeStuckWork).
-        Volatile.Write(ref self.InBody, 0);
+        Atomic.Write(ref self.InBody, 0);
 
         // Fairness for outside work: however the worker is kept busy (a chain in its next slot, a queue that refills
         // itself), once every InboxCheckInterval items the next one comes from the inbox if the inbox has any.
@@ -259,7 +259,7 @@ public sealed partial class BocScheduler
     /// (<c>Behaviour.Appending.cs</c>, "Holding a filling tail") as soon as some core could be given other work, and a wrong
     /// answer costs only one poll interval of that hold, or the hold.
     /// </summary>
-    internal bool HasOtherWork(Worker self) => Volatile.Read(ref self.Next) is not null || HasQueuedWork();
+    internal bool HasOtherWork(Worker self) => Atomic.Read(ref self.Next) is not null || HasQueuedWork();
 
     /// <summary>
     /// Whether some worker other than <paramref name="self"/> is outside a body (between items, looking for work, or
@@ -272,7 +272,7 @@ public sealed partial class BocScheduler
     {
         foreach (Worker other in _workers)
         {
-            if (other != self && Volatile.Read(ref other.InBody) == 0)
+            if (other != self && Atomic.Read(ref other.InBody) == 0)
             {
                 // It may be asleep: the queued work's own wake-up can have gone to a spinner that has since parked.
                 WakeOne();

@@ -56,8 +56,8 @@ namespace Boc;
 /// request handler, a timer, an <c>await</c> continuation completing on another thread) waits behind at most that many
 /// items per worker for each item ahead of it in the inbox, however busy the workers are.
 /// One item can be a flood's batch of up to 32 bodies of one behaviour. Such a behaviour hands its worker over between
-/// two bodies once it has run for about 100 µs while work waits in the inbox, or about 10 ms while other work waits:
-/// the rest of its bodies run later, still before anything else on its cowns.
+/// two bodies once it has run for about a tenth of a millisecond while work waits in the inbox, or about ten
+/// milliseconds while other work waits: the rest of its bodies run later, still before anything else on its cowns.
 /// </para>
 /// <para>
 /// Every work item starts with the worker's default <see cref="ExecutionContext"/> and this scheduler's
@@ -66,8 +66,8 @@ namespace Boc;
 /// </para>
 /// <para>
 /// Idle workers spin briefly (at most half of them at a time, so that spinning never takes the cores a producer
-/// thread needs), then park. Work queued while workers sleep wakes one; the protocol that makes a lost wake-up
-/// impossible is written next to <see cref="WakeOne"/>. Parked workers also wake every
+/// thread needs), then park. Work queued while workers sleep wakes one, by a protocol that loses no wake-up
+/// (its numbered steps are in src/Boc/Scheduling/IdleWorkers.cs). Parked workers also wake every
 /// <see cref="StuckCheckInterval"/> to take work held in the next slot of a worker that has run nothing since they
 /// parked (its body blocks): do not block in bodies, but if one does, the work it holds back moves to another worker
 /// within about one interval. With every worker blocked nothing can run.
@@ -99,7 +99,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     // A worker that finds its queue empty moves up to this many items from the inbox to its queue at once.
     private const int InboxBatch = 32;
 
+    // How many looks an idle worker takes before it parks (a few in model builds, so the explored runs reach parking).
+#if BOC_MODEL
+    private const int SpinIterations = 2;
+#else
     private const int SpinIterations = 50;
+#endif
 
     private readonly Worker[] _workers;
 
@@ -107,20 +112,13 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     // reading a queue through its Worker would share a cache line with the fields its owner writes on every item.
     private readonly RunQueue[] _queues;
     private readonly ConcurrentQueue<object> _inbox = new();
-    private readonly SemaphoreSlim _wake = new(0);
     private readonly BocSynchronizationContext _context;
-    private readonly int _maxSpinning;
     private readonly bool _stuckCheck;
 
-    // Workers registered as going to sleep (or asleep) that no waker has claimed yet. Each claim is paired with one
-    // Release of _wake, so every registered sleeper consumes exactly one permit. Written only when workers go idle or
-    // wake, but read by every enqueue: kept apart from the fields the hot path reads.
-    private PaddedCounter _idle;
-
-    // Workers spinning in search of work, and the processor a spinner last ran on. While one spins, an enqueue need
-    // not wake a sleeper (a futex call): the spinner will find the item, or see it in its re-check before it parks.
-    private SpinnerLine _spinning;
-    private volatile bool _stopping;
+    // The idle workers: who spins, who sleeps, and the semaphore they park on (Scheduling/IdleWorkers.cs). A struct
+    // inside the scheduler, so an enqueue reads its lines as the scheduler's own fields.
+    private IdleWorkers _idle;
+    private bool _stopping;
     private int _terminated;
 
     private int _disposed;
@@ -144,11 +142,19 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     /// test of the wake-up protocol cannot be rescued by the poll.
     /// </summary>
     internal BocScheduler(int workerCount, bool stuckCheck)
+        : this(workerCount, stuckCheck, startWorkers: true)
+    {
+    }
+
+    /// <summary>
+    /// Creates a scheduler whose worker threads are started only if <paramref name="startWorkers"/>: a model test
+    /// (tests/Boc.ModelTests) runs the workers' steps on threads of its own instead.
+    /// </summary>
+    internal BocScheduler(int workerCount, bool stuckCheck, bool startWorkers)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(workerCount, 1);
         _stuckCheck = stuckCheck;
-        _maxSpinning = Math.Max(1, workerCount / 2);
-        _spinning.Processor = -1;
+        _idle = new IdleWorkers(workerCount);
         _context = new BocSynchronizationContext(this);
         _workers = new Worker[workerCount];
         _queues = new RunQueue[workerCount];
@@ -161,9 +167,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
         BocMetrics.Schedulers.Add(this);
 
         // Started only once every worker exists: a worker looks at the others' queues from its first iteration.
-        foreach (Worker worker in _workers)
+        if (startWorkers)
         {
-            worker.Thread.UnsafeStart(worker);
+            foreach (Worker worker in _workers)
+            {
+                worker.Thread.UnsafeStart(worker);
+            }
         }
     }
 
@@ -188,22 +197,22 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     internal IEnumerable<Thread> Threads => _workers.Select(w => w.Thread);
 
     /// <summary>Gets how many workers are parked or about to park (for tests of idle/burst cycles).</summary>
-    internal int Sleepers => (int)Volatile.Read(ref _idle.Value);
+    internal int Sleepers => _idle.Sleepers;
 
     /// <summary>
     /// Gets whether some worker is spinning or parked for lack of work: a hint (racy by nature) that work made ready
     /// now would be taken by another core. Both counters sit on lines written only when workers go idle or wake.
     /// </summary>
-    internal bool HasIdleWorker => Volatile.Read(ref _spinning.Count) + Volatile.Read(ref _idle.Value) > 0;
+    internal bool HasIdleWorker => _idle.AnyIdle;
 
     /// <summary>Gets or sets the name of the runtime that owns this scheduler (its metrics' <c>boc.runtime</c> tag), or null.</summary>
     internal string? RuntimeName { get; set; }
 
     /// <summary>Gets how many items the workers have run (the per-worker clocks summed).</summary>
-    internal long ItemsRun => _workers.Sum(w => Volatile.Read(ref w.Ticks));
+    internal long ItemsRun => _workers.Sum(w => Atomic.Read(ref w.Ticks));
 
     /// <summary>Gets the time the workers spent running items, in <see cref="Stopwatch"/> ticks, while it was measured.</summary>
-    internal long BusyTimestampTicks => _workers.Sum(w => Volatile.Read(ref w.BusyTicks));
+    internal long BusyTimestampTicks => _workers.Sum(w => Atomic.Read(ref w.BusyTicks));
 
     /// <summary>Gets whether the calling thread is one of this scheduler's workers.</summary>
     internal bool IsWorkerThread => BocThread.CurrentOrNull?.Worker?.Scheduler == this;
@@ -220,14 +229,14 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
             throw new InvalidOperationException("A BocScheduler cannot be disposed from one of its own workers.");
         }
 
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        if (Atomic.Exchange(ref _disposed, 1) != 0)
         {
             return;
         }
 
         BocMetrics.Schedulers.Remove(this);
-        _stopping = true;
-        _wake.Release(_workers.Length);
+        Atomic.Write(ref _stopping, true);
+        _idle.ReleaseAll(_workers.Length);
         foreach (Worker worker in _workers)
         {
             worker.Thread.Join();
@@ -235,140 +244,12 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
 
         // Full fence, then drain: a thread that queued after the workers left either sees _terminated and drains
         // itself, or queued early enough for this drain to see it.
-        Interlocked.Exchange(ref _terminated, 1);
+        Atomic.Exchange(ref _terminated, 1);
         DrainToThreadPool();
     }
 
     /// <inheritdoc/>
     void IDispatcher.Dispatch(Behaviour behaviour) => Dispatch(behaviour, BocThread.CurrentOrNull);
-
-    /// <summary>
-    /// <see cref="IDispatcher.Dispatch"/> for a caller that already holds the calling thread's <see cref="BocThread"/>
-    /// (or null if it has none): a spawn or a release on a worker, which saves the thread-static lookup.
-    /// </summary>
-    internal void Dispatch(Behaviour behaviour, BocThread? thread)
-    {
-        Worker? worker = thread?.Worker;
-        if (worker is not null && worker.Scheduler == this && !_stopping)
-        {
-            // Ready on this worker: run it next, here. Only the owner fills the slot; other threads only empty it
-            // (TakeStuckWork, by Exchange). So a slot seen empty here stays empty until this store, and a release store
-            // fills it without a locked instruction (a chain spawns once per item, so this is one atomic fewer per
-            // item); it publishes the behaviour to whichever thread later takes it by Exchange.
-            if (Volatile.Read(ref worker.Next) is null)
-            {
-                Volatile.Write(ref worker.Next, behaviour);
-                return;
-            }
-
-            // A behaviour already waiting in the slot moves to the queue, where other workers can steal it, so wake one
-            // if any sleeps. Exchange, not a plain store: an idle worker may be taking that item as stuck work.
-            Behaviour? displaced = Interlocked.Exchange(ref worker.Next, behaviour);
-            if (displaced is not null)
-            {
-                PushLocal(worker, displaced);
-                WakeOne();
-            }
-
-            return;
-        }
-
-        EnqueueFromOutside(behaviour);
-    }
-
-    /// <summary>
-    /// Called before every spawn. If the calling worker's next slot is already full, the item running now made a
-    /// behaviour ready earlier and is still going (it spawns again): it is not about to finish, so the waiting
-    /// behaviour moves to the worker's queue, where an idle worker can take it, and one is woken; unless this spawn is
-    /// known not to queue behind it (<paramref name="target"/>, below).
-    /// </summary>
-    /// <remarks>
-    /// <para>
-    /// Without this, a long body that spawns a stream of messages (a producer, Savina's Sleeping Barber factory) holds
-    /// the first one it made ready in its next slot until it ends, and every behaviour queued behind that one on the
-    /// same cown waits with it; only a parked peer's stuck-work poll took it over, one interval later. A body that
-    /// spawns once and returns (a message chain) never gets here with a full slot, so chains keep the slot and pay no
-    /// wake-up. Nothing but the owner fills the slot, and the owner takes it (empty) before each item it runs, so a
-    /// full slot here was filled by the running item.
-    /// </para>
-    /// <para>
-    /// The exception: a one-cown spawn (<paramref name="target"/>, its cown) while the slot holds a one-cown behaviour
-    /// on another cown. The spawn cannot queue directly behind that behaviour (only through a behaviour on both cowns
-    /// queued earlier, the rare case, which then waits as after any body's only spawn), so it stays to run next here,
-    /// on the core that made it ready. This is the actor's reply-then-send: Chameneos' chameneo sends Change to its
-    /// partner (ready: into the slot) and then Meet to the busy Mall; handing Change over sent it to the other worker,
-    /// so each meeting crossed cores once more (<c>docs/performance/decisions.md</c>, "A spawn onto another cown keeps
-    /// the next slot"). If the body then runs long, the behaviour waits for it (at worst until a parked peer's
-    /// stuck-work poll), as after a body's only spawn. If the new spawn is ready it takes the slot and Dispatch moves
-    /// the old one to the queue as before; with more cowns on either side (<paramref name="target"/> null, or a slot
-    /// behaviour of another layout), the slot is handed over as before. The slot's behaviour is read without taking it,
-    /// so a thief may take it meanwhile; its cown is then a stale hint, and either branch is safe: keeping leaves an
-    /// emptied slot alone, and the hand-over's Exchange finds what is really there.
-    /// </para>
-    /// </remarks>
-    /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
-    /// <param name="target">The spawn's cown if it requests exactly one (a one-cown append), else null (a batch, a pair).</param>
-    /// <returns>The calling thread's index among this scheduler's workers, or -1 (see <see cref="WorkerIndexOf"/>).</returns>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int OnSpawn(BocThread thread, Cown? target)
-    {
-        Worker? worker = thread.Worker;
-        if (worker is null || worker.Scheduler != this)
-        {
-            return -1;
-        }
-
-        if (Volatile.Read(ref worker.Next) is { } waiting)
-        {
-            HandOverUnlessApart(worker, waiting, target);
-        }
-
-        return worker.Index;
-    }
-
-    /// <summary>
-    /// <see cref="OnSpawn(BocThread, Cown)"/> for one behaviour, <paramref name="spawn"/>: its cown is looked up only if
-    /// the slot is full, so a spawn from outside the workers, or onto an empty slot, pays nothing for the exception.
-    /// </summary>
-    /// <param name="thread">The calling thread's <see cref="BocThread"/>.</param>
-    /// <param name="spawn">The behaviour being spawned, its cowns sorted and merged.</param>
-    /// <returns>The calling thread's index among this scheduler's workers, or -1.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int OnSpawn(BocThread thread, Behaviour spawn)
-    {
-        Worker? worker = thread.Worker;
-        if (worker is null || worker.Scheduler != this)
-        {
-            return -1;
-        }
-
-        if (Volatile.Read(ref worker.Next) is { } waiting)
-        {
-            HandOverUnlessApart(worker, waiting, spawn.LoneCown);
-        }
-
-        return worker.Index;
-    }
-
-    /// <summary>
-    /// The slow path of <see cref="OnSpawn(BocThread, Cown)"/>, with the slot seen full: moves <paramref name="waiting"/> to
-    /// the queue and wakes a peer, unless it and the spawn are one-cown behaviours on different cowns.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void HandOverUnlessApart(Worker worker, Behaviour waiting, Cown? target)
-    {
-        if (target is not null && waiting.LoneCown is { } lone && !ReferenceEquals(lone, target))
-        {
-            return;
-        }
-
-        // Exchange: a parked peer may be taking the same item as stuck work.
-        if (Interlocked.Exchange(ref worker.Next, null) is { } taken)
-        {
-            PushLocal(worker, taken);
-            WakeOne();
-        }
-    }
 
     /// <summary>
     /// Gets the index among this scheduler's workers (0 to <see cref="WorkerCount"/> - 1) of the thread that owns
@@ -434,7 +315,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     private void Enqueue(object item)
     {
         Worker? worker = BocThread.CurrentOrNull?.Worker;
-        if (worker is not null && worker.Scheduler == this && !_stopping)
+        if (worker is not null && worker.Scheduler == this && !Atomic.Read(ref _stopping))
         {
             PushLocal(worker, item);
             WakeOne();
@@ -458,7 +339,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     {
         _inbox.Enqueue(rest);
         WakeOne();
-        if (Volatile.Read(ref _terminated) != 0)
+        if (Atomic.Read(ref _terminated) != 0)
         {
             DrainToThreadPool();
         }
@@ -484,7 +365,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
     {
         _inbox.Enqueue(item);
         WakeOne(fromOutside: true);
-        if (Volatile.Read(ref _terminated) != 0)
+        if (Atomic.Read(ref _terminated) != 0)
         {
             DrainToThreadPool();
         }
@@ -528,7 +409,7 @@ public sealed partial class BocScheduler : TaskScheduler, IDispatcher, IDisposab
                 RunOnThreadPool(item);
             }
 
-            if (Interlocked.Exchange(ref worker.Next, null) is { } next)
+            if (Atomic.Exchange(ref worker.Next, null) is { } next)
             {
                 RunOnThreadPool(next);
             }

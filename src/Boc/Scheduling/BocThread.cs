@@ -11,12 +11,11 @@ namespace Boc;
 /// Why one object: on Linux the runtime's thread-statics live in a dynamically loaded library's TLS block, so every
 /// thread-static access is a call into the native TLS lookup (<c>__tls_get_addr</c>) before the field is read. A hop of
 /// a message chain (Savina's Thread Ring: run a one-cown behaviour, spawn the next, release) reached five different
-/// thread-statics six times, together about 6% of a worker's samples in that lookup alone. With one object, code that
+/// thread-statics six times, a visible share of a worker's samples in that lookup alone. With one object, code that
 /// needs several of them looks the object up once and passes it along: a <see cref="BocScheduler"/> worker hands its
 /// own to every behaviour it runs, the run hands it to the release, and a spawn looks it up once for the pool, the
 /// scheduler and the count. A hop now makes one lookup, the spawn's (a body's <c>When</c> has nothing to be handed),
-/// not six; in plain processes alternating with the previous build, Thread Ring went from 9.7 ms to 7.9, Ping Pong
-/// from 8.1 to 6.9, and Dining Philosophers (full) from 52 to 41.
+/// not six (docs/performance/decisions.md, "One thread object per thread", has what the chains gained).
 /// </para>
 /// <para>
 /// Only the owning thread reads or writes the fields (the object is never published to another thread), so none of
@@ -40,8 +39,8 @@ internal sealed class BocThread
     /// A worker's spare of a plain one-cown <c>When</c> is warm: it keeps its runtime, cown, body and state, and the next
     /// spawn that rents it stores only what differs (<c>AppendableActionBehaviour.Init</c>). A message chain between two
     /// actors (a request and its reply) spawns the same four every time, and each store of a reference into a pooled
-    /// object is a GC write barrier call: Ping Pong ran 0.91 of the time without them (docs/performance/decisions.md,
-    /// "A worker's spare stays warm"). What it keeps alive is one behaviour's worth per worker, and only while the worker
+    /// object is a GC write barrier call, which a chain's hop paid four times (docs/performance/decisions.md, "A
+    /// worker's spare stays warm"). What it keeps alive is one behaviour's worth per worker, and only while the worker
     /// is busy: <see cref="ForgetSpareReferences"/> clears it before the worker parks.
     /// </remarks>
     internal Behaviour? Spare;

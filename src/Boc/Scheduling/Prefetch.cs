@@ -13,10 +13,10 @@ namespace Boc.Scheduling;
 /// that workers ran and returned, and a worker runs objects that the producer just wrote. Either way the first touch of
 /// the object is a cache miss on a line held by the other core. In a profile of that flood (an outside thread spawning
 /// onto a thousand idle cowns) those misses were most of the cost on both sides: the producer's first locked
-/// instruction after initialising the object stalled on them (a third of its samples), and the worker's first read of
-/// each behaviour was its hottest instruction. Both sides know which object comes next (the pool's next free object,
-/// the queue's next item), so they fetch it one or two items early and the miss overlaps useful work instead of
-/// stalling it.
+/// instruction after initialising the object stalled on them, and the worker's first read of each behaviour was its
+/// hottest instruction (docs/performance/decisions.md, "Prefetching the next behaviour"). Both sides know which object
+/// comes next (the pool's next free object, the queue's next item), so they fetch it one or two items early and the
+/// miss overlaps useful work instead of stalling it.
 /// </para>
 /// <para>
 /// Safety. A prefetch is only a hint: it never faults and changes no value, whatever the address. The address is read

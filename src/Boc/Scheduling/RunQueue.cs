@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 
 namespace Boc.Scheduling;
 
@@ -29,15 +30,19 @@ namespace Boc.Scheduling;
 /// </remarks>
 internal sealed class RunQueue
 {
-    /// <summary>The most items the queue holds; a power of two.</summary>
+    /// <summary>The most items the queue holds; a power of two (shrunk to a few in model builds, to reach its edges).</summary>
+#if BOC_MODEL
+    internal const int Capacity = 4;
+#else
     internal const int Capacity = 256;
+#endif
 
     private const int Mask = Capacity - 1;
 
     // Entries, not a plain object?[]: storing a reference into an object?[] goes through the covariant array-store
     // check, which reads the stored object's type. A behaviour arriving from another thread is cold in this core's
-    // cache, so moving a batch from the inbox paid a cache miss per item in that check (10% of a worker's samples when
-    // an outside thread floods idle cowns), before the item's run needed the line at all.
+    // cache, so moving a batch from the inbox paid a cache miss per item in that check, before the item's run needed
+    // the line at all (docs/performance/decisions.md, "Prefetching the next behaviour").
     private readonly Entry[] _items = new Entry[Capacity];
 
     // Taken from by every consumer; written by CAS only.
@@ -47,15 +52,21 @@ internal sealed class RunQueue
     private int _tail;
 
     /// <summary>Gets whether the queue looked empty at the moment of the call (any thread).</summary>
-    internal bool IsEmpty => Volatile.Read(ref _tail) == Volatile.Read(ref _head);
+    internal bool IsEmpty
+    {
+        // Inlined into the worker loop's take (NextItem), as it was before the atomics facade: the facade's wrappers
+        // count against the inliner's budget there.
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => Atomic.Read(ref _tail) == Atomic.Read(ref _head);
+    }
 
     /// <summary>Gets an estimate of the number of queued items (any thread).</summary>
     internal int Count
     {
         get
         {
-            int head = Volatile.Read(ref _head);
-            int count = Volatile.Read(ref _tail) - head;
+            int head = Atomic.Read(ref _head);
+            int count = Atomic.Read(ref _tail) - head;
             return count < 0 ? 0 : Math.Min(count, Capacity);
         }
     }
@@ -64,8 +75,8 @@ internal sealed class RunQueue
     internal List<object> Snapshot()
     {
         var items = new List<object>();
-        int head = Volatile.Read(ref _head);
-        int tail = Volatile.Read(ref _tail);
+        int head = Atomic.Read(ref _head);
+        int tail = Atomic.Read(ref _tail);
         for (int i = head; i != tail && items.Count < Capacity; i++)
         {
             if (_items[i & Mask].Item is { } item)
@@ -80,7 +91,7 @@ internal sealed class RunQueue
     /// <summary>Owner only: appends <paramref name="item"/>; returns false if the queue is full.</summary>
     internal bool TryPush(object item)
     {
-        int head = Volatile.Read(ref _head);
+        int head = Atomic.Read(ref _head);
         int tail = _tail;
         if (tail - head >= Capacity)
         {
@@ -90,7 +101,7 @@ internal sealed class RunQueue
         _items[tail & Mask].Item = item;
 
         // Release: a consumer that sees the new tail sees the item.
-        Volatile.Write(ref _tail, tail + 1);
+        Atomic.Write(ref _tail, tail + 1);
         return true;
     }
 
@@ -102,7 +113,7 @@ internal sealed class RunQueue
     {
         while (true)
         {
-            int head = Volatile.Read(ref _head);
+            int head = Atomic.Read(ref _head);
             int tail = _tail;
             int count = (tail - head) / 2;
             if (count <= 0)
@@ -116,7 +127,7 @@ internal sealed class RunQueue
                 spill[i] = _items[(head + i) & Mask].Item;
             }
 
-            if (Interlocked.CompareExchange(ref _head, head + count, head) == head)
+            if (Atomic.CompareExchange(ref _head, head + count, head) == head)
             {
                 return count;
             }
@@ -128,17 +139,17 @@ internal sealed class RunQueue
     {
         while (true)
         {
-            int head = Volatile.Read(ref _head);
+            int head = Atomic.Read(ref _head);
 
             // Acquire: the items below this tail were written before it was published.
-            int tail = Volatile.Read(ref _tail);
+            int tail = Atomic.Read(ref _tail);
             if (tail == head)
             {
                 return null;
             }
 
             object? item = _items[head & Mask].Item;
-            if (Interlocked.CompareExchange(ref _head, head + 1, head) == head)
+            if (Atomic.CompareExchange(ref _head, head + 1, head) == head)
             {
                 // The owner (or a thief) runs this item now and, most likely, the next one after it: start fetching
                 // the next one's lines (Prefetch says why). One item ahead: the run of this one hides the miss.
@@ -160,12 +171,12 @@ internal sealed class RunQueue
     {
         Debug.Assert(destination != this, "A worker does not steal from itself.");
         int destinationTail = destination._tail;
-        Debug.Assert(destinationTail == Volatile.Read(ref destination._head), "Steal only into an empty queue.");
+        Debug.Assert(destinationTail == Atomic.Read(ref destination._head), "Steal only into an empty queue.");
         int count;
         while (true)
         {
-            int head = Volatile.Read(ref _head);
-            int tail = Volatile.Read(ref _tail);
+            int head = Atomic.Read(ref _head);
+            int tail = Atomic.Read(ref _tail);
             count = tail - head;
             count -= count / 2;
             if (count <= 0)
@@ -186,7 +197,14 @@ internal sealed class RunQueue
                 destination._items[(destinationTail + i) & Mask] = _items[(head + i) & Mask];
             }
 
-            if (Interlocked.CompareExchange(ref _head, head + count, head) == head)
+#if BOC_MODEL
+            if (ModelMutations.Is(ModelMutations.StealWithoutClaim))
+            {
+                Atomic.Write(ref _head, head + count);
+                break;
+            }
+#endif
+            if (Atomic.CompareExchange(ref _head, head + count, head) == head)
             {
                 break;
             }
@@ -197,7 +215,7 @@ internal sealed class RunQueue
         object? run = destination._items[(destinationTail + count) & Mask].Item;
         if (count > 0)
         {
-            Volatile.Write(ref destination._tail, destinationTail + count);
+            Atomic.Write(ref destination._tail, destinationTail + count);
         }
 
         return run;

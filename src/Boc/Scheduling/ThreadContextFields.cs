@@ -13,9 +13,9 @@ namespace Boc;
 /// synchronization context, and the next, unrelated item must not see them). The public way to look,
 /// <see cref="ExecutionContext.Capture"/> and <see cref="SynchronizationContext.Current"/>, reads
 /// <see cref="Thread.CurrentThread"/> each time, and on Linux each such read of a runtime thread-static is a call into
-/// the native TLS lookup. In a message chain (Savina's Ping Pong: one short body per item) the two looks were about 5%
-/// of a worker's time (docs/performance/decisions.md, "The worker reads its contexts from its own thread object").
-/// The worker holds its own <see cref="Thread"/> object, so two field reads do it.
+/// the native TLS lookup. In a message chain (Savina's Ping Pong: one short body per item) the two looks were a visible
+/// share of a worker's time (docs/performance/decisions.md, "The worker reads its contexts from its own thread
+/// object"). The worker holds its own <see cref="Thread"/> object, so two field reads do it.
 /// </para>
 /// <para>
 /// The fields are the runtime's (<c>Thread._executionContext</c>, <c>Thread._synchronizationContext</c>: on CoreCLR

@@ -25,7 +25,7 @@ public sealed partial class BocRuntime
     /// </summary>
     /// <param name="cancellationToken">
     /// Cancels the scope: members that do not hold their cowns yet are withdrawn, running ones see the cancellation, and
-    /// the finish is canceled with this token if that cut the scope's work short (see <see cref="BocScope.FinishAsync"/>).
+    /// the finish is canceled with this token if it fires before the scope has finished (see <see cref="BocScope.FinishAsync"/>).
     /// </param>
     /// <returns>The scope, which is now the calling flow's ambient scope; a child of the flow's (or the running body's) scope, if any.</returns>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -34,8 +34,8 @@ public sealed partial class BocRuntime
 
     /// <summary>
     /// Begins a scope (see <see cref="BeginScope()"/>) with a deadline: when <paramref name="timeout"/> has passed (on
-    /// <see cref="TimeProvider"/>), the scope is canceled, and its finish fails with a <see cref="TimeoutException"/>
-    /// if that cut the scope's work short (withdrew a member, refused a spawn, or a member gave up), unless a member failed.
+    /// <see cref="TimeProvider"/>) before the scope has finished, the scope is canceled and its finish fails with a
+    /// <see cref="TimeoutException"/> (members' failures, if any, are its inner exception), whatever the members were doing.
     /// </summary>
     /// <param name="timeout">How long the scope's work may take; <see cref="Timeout.InfiniteTimeSpan"/> for no deadline.</param>
     /// <returns>The scope, which is now the calling flow's ambient scope.</returns>
@@ -49,7 +49,7 @@ public sealed partial class BocRuntime
     /// cancel earlier (see <see cref="BeginScope(TimeSpan)"/> and <see cref="BeginScope(CancellationToken)"/>).
     /// </summary>
     /// <param name="timeout">How long the scope's work may take; <see cref="Timeout.InfiniteTimeSpan"/> for no deadline.</param>
-    /// <param name="cancellationToken">Cancels the scope earlier; the finish is then canceled with this token, if that cut work short.</param>
+    /// <param name="cancellationToken">Cancels the scope earlier; the finish is then canceled with this token.</param>
     /// <returns>The scope, which is now the calling flow's ambient scope.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="timeout"/> is negative and not <see cref="Timeout.InfiniteTimeSpan"/>.</exception>
     /// <exception cref="ObjectDisposedException">The runtime has been disposed.</exception>
@@ -98,8 +98,6 @@ public sealed partial class BocRuntime
             _scopes.Remove(scope);
         }
     }
-
-    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
     /// <summary>
     /// The spawn side of "Membership": joins an admitted, not yet counted <paramref name="behaviour"/> to the scope of

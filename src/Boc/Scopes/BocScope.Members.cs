@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Boc;
 
 // =====================================================================================================================
@@ -17,38 +15,35 @@ namespace Boc;
 //   Cost outside scopes: until the first BeginScope of the process, a spawn reads one static flag (s_anyBegun) and
 // branches; after, it also reads the flow's AsyncLocal and the running behaviour's side object. Nothing is written.
 //
-// The finish count. Like the runtime's PendingCount: monotonic counts of members counted in (Spawned) and counted out
-// (Finished), on stripes chosen by the processor the thread runs on (interlocked, so threads that share a processor
-// may meet), each stripe on cache lines of its own and created on first use, so no spawn or completion writes a line
-// that every core writes. Drained() reads every Finished count, then every Spawned count; as in PendingCount, if the
-// sums are equal then at the moment between the two passes nothing was counted in and not out (each member is counted
-// in before its enqueue, with an interlocked step, and everything that finishes it is ordered after that enqueue).
-//   What is counted: the block itself, one unit from BeginScope until its block ends (Close); each member from its
-//   spawn until it has finished (Behaviour.Finish, after its outcome is delivered, or CompleteWithdrawn); each child
-//   scope from its BeginScope until it has finished.
+// The finish count (ScopeCount.cs, which proves its sums): monotonic counts of members counted in and counted out,
+// inline while one thread at a time counts, on per-processor stripes once two meet. Drained() reads every finished count,
+// then every spawned count; equal sums prove a moment with nothing counted in and not out.
+//   What is counted: each member from its spawn until it has finished (Behaviour.Finish, after its outcome is
+//   delivered) or been withdrawn (Behaviour.Withdraw, once its slots are marked and its outcome delivered: it will
+//   never run a body, so it spawns nothing more); each child scope from its BeginScope until it has finished. The block
+//   itself is not counted: its flag (_closed) is what a count-out reads before it may finish the scope.
 //   When it may be zero: a member's spawns happen in its body, before the member counts out, and a child's members are
-//   counted in the child, which is counted in the parent until it finishes. So while the block is open the count is at
-//   least 1, and once it is closed the count can only rise through a spawn by a live member (which is counted) or by a
-//   flow whose ambient scope this still is (code the block started and did not wait for: a Task.Run, a timer). Those
-//   outside joins count in and then read _closed; Close writes _closed and then counts its unit out and reads the
-//   counts. Both sides are interlocked (full fences), so either the join sees the flag (it counts out again and spawns
-//   outside the scope) or the closer's read sees the join's count. Hence:
-// Finish. A scope has finished at the first moment its count is zero after its block closed. Every count-out after the
-// close (and Close itself, for its unit) checks Drained() and, the first time it holds, publishes the outcome (once:
+//   counted in the child, which is counted in the parent until it finishes. Once the block is closed the count can only
+//   rise through a spawn by a live member (which is counted) or by a flow whose ambient scope this still is (code the
+//   block started and did not wait for: a Task.Run, a timer; or a block ended in another flow). Those outside joins
+//   count in and then read _closed; Close writes _closed and then reads the counts. Both sides are interlocked (full
+//   fences), so either the join sees the flag (it counts out again and spawns elsewhere) or the closer's read sees the
+//   join's count. Hence:
+// Finish. A scope has finished at the first moment, after its block closed, at which its count is zero. Close, and
+// every count-out that reads the flag set, checks Drained() and, the first time it holds, publishes the outcome (once:
 // an exchange on _finished) and counts the child out of its parent. It is never early: at that moment no member is
 // pending, and none can be added (no live member is left to spawn, and every later outside join sees _closed). It is
-// never missed: the last count-out reads _closed after its interlocked increment, and Close sets the flag before its
-// own count-out, so whichever of the two is last checks with every count visible. While a closed scope drains, each
-// completion reads the stripes in use, as a completion does for the runtime while someone waits for quiescence.
-//
+// never missed: the last count-out reads _closed after its interlocked step, and Close sets the flag before it reads
+// the counts, so whichever of the two is last checks with every count visible.
+
 // Withdrawing members. The protocol's withdrawal ("Cancellation", Protocol/Behaviour.Cancellation.cs) is reused as it
 // is: it needs an arbiter whose state word the body's start (Run: TryStart) and the canceller race for, and it requires
 // that the canceller never meets a spawner in phase 1 or 2. A member's arbiter (Withdrawal) is its own
 // CancellationRequest if it was spawned with a token, else the ScopeMembership kept with the pooled behaviour, whose
 // word carries the number of the behaviour's life (one per spawn as a member).
-//   Registration. After Enqueue returns, the spawner adds (arbiter, life) to its stripe's registry (a short spin lock),
-//   then reads the scope's cancel flag; Cancel sets the flag, then takes each stripe's lock in turn and withdraws every
-//   entry it finds. A lock section orders the two: either the walk sees the entry, or the spawner's read after its
+//   Registration. After Enqueue returns, the spawner adds (arbiter, life) to the registry (MemberRegistry.cs: a short
+//   spin lock), then reads the scope's cancel flag; Cancel sets the flag, then takes the registry's lock and withdraws
+//   every entry it finds. A lock section orders the two: either the walk sees the entry, or the spawner's read after its
 //   section sees the flag and withdraws the member itself. Both may try; the arbiter's exchange lets one win. So every
 //   member spawned before a cancellation, or racing it, that has not started is withdrawn at once, passing on the turns
 //   it holds; a member spawned after it is refused before it is counted (TryCountIn), so nothing is enqueued.
@@ -65,20 +60,22 @@ namespace Boc;
 //   life has not started; a life that has not started has not completed, so the behaviour is not back in its pool, and
 //   once withdrawn it completes only through the join of the canceller and its dispatch, so it stays live while the
 //   canceller marks its slots. An entry for a life that is over does nothing; the registry drops such entries when it
-//   compacts (when full, before growing), so it holds about as many entries as there are members not yet started.
+//   compacts.
 //   The rest of the withdrawal argument is the protocol's: the turn passes on in order, a held turn is passed on by the
 //   canceller at once, a turn that arrives later is passed on by whoever delivers it, and the countdown still reaches
 //   zero exactly once, so no cown stays held and no other behaviour's order changes.
 // Exceptions. A fire-and-forget member's exception is added to the scope (AddFailure) before the member counts out,
 // so the finish, which follows the last count-out, sees all of them. An OperationCanceledException from a member once
 // the scope is canceled is the member giving up, and is dropped.
-// What the cancellation cost. The finish reports how the scope was canceled only if the cancellation cut its work
-// short (_cutShort): a member withdrawn (Behaviour.CompleteWithdrawn), a spawn refused (TryCountIn, or a producer that
-// gave up waiting for room), or a member that gave up (the dropped OperationCanceledException). A cancellation that
-// came after every member had started, and cost none of them, leaves the finish normal: a request whose deadline passes
-// while its last behaviour runs to its end has not timed out, and must not be told it has (the caller would retry work
-// that was done). Each mark is written before the member or the spawner counts out (or, in the block's flow, before
-// the close), so the finish, which follows the last count-out, sees it.
+// The outcome. Decided once, by Complete, at the finish: the cancel reason it reads there is the one set before the
+// finish (CancelFor refuses once _finished is set, and Complete runs after setting it), so a cancellation either
+// precedes the finish and decides the outcome, or comes after it and does nothing. A deadline or a token that fires
+// before the finish makes the outcome a TimeoutException or an OperationCanceledException whatever stage each member was
+// at (withdrawn, running and giving up, running to its end), so the code that opened the scope has one exception to
+// handle per cause; the members' failures travel inside it (InnerException), never instead of it.
+// Withdrawn members count out when they are withdrawn (Behaviour.Withdraw), not when their places in the queues have
+// been passed on: a deadline then ends the wait for every member that never started at once, and the finish waits only
+// for the bodies that did start.
 // =====================================================================================================================
 
 public sealed partial class BocScope
@@ -89,26 +86,20 @@ public sealed partial class BocScope
     // Set by the first BeginScope in the process and never cleared: until then a spawn pays one read for scopes.
     private static bool s_anyBegun;
 
-    // The registry's first size, per stripe; it doubles when compaction cannot free half of it.
-    private const int FirstRegistrySize = 8;
+    private ScopeCount _count;
+    private MemberRegistry _registry;
 
-    // Stripes: a power of two at least the processor count, so that a processor's stripe is its id masked.
-    private static readonly int StripeCount = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(1, Environment.ProcessorCount));
-
-    private readonly Stripe?[] _stripes;
-
-    // Guards the failures and the children (both rare).
-    private readonly Lock _gate = new();
-    private List<Exception>? _failures;
-    private long _failuresDropped;
+    // Guards the failures and the children (both rare); created with the first of them.
+    private Lock? _gate;
+    private KeptFailures _failures;
     private List<BocScope>? _children;
 
     private int _closed;
     private int _finished;
     private int _cancelReason;
 
-    // 1 once the cancellation has cost the scope work ("What the cancellation cost").
-    private int _cutShort;
+    // 1 once a self-wait ended the block (see RefuseSelfWait): nobody will take the outcome, so failures go to the parent.
+    private int _outcomeAbandoned;
 
     /// <summary>Why a scope was canceled: its finish reports it (<see cref="FinishAsync"/>).</summary>
     private enum CancelReason
@@ -134,7 +125,7 @@ public sealed partial class BocScope
     }
 
     /// <summary>Gets whether a scope has ever been begun in this process (the spawn path's only read until then).</summary>
-    internal static bool AnyBegun => Volatile.Read(ref s_anyBegun);
+    internal static bool AnyBegun => Atomic.Read(ref s_anyBegun);
 
     /// <summary>
     /// Whether a spawn from the calling flow may join a scope: then it must not ride in another behaviour (Appending),
@@ -146,9 +137,12 @@ public sealed partial class BocScope
     /// <summary>Gets the scope the calling flow is in, as a spawn from here would join it (for <see cref="Behaviours.CurrentScope"/>).</summary>
     internal static BocScope? CurrentHere(BocThread thread)
     {
-        if (s_ambient.Value is { } ambient && Volatile.Read(ref ambient._closed) == 0)
+        for (BocScope? ambient = s_ambient.Value; ambient is not null; ambient = ambient._previousAmbient)
         {
-            return ambient;
+            if (Atomic.Read(ref ambient._closed) == 0)
+            {
+                return ambient;
+            }
         }
 
         return Behaviour.CurrentOn(thread)?.Scope;
@@ -162,7 +156,12 @@ public sealed partial class BocScope
     internal static BocScope? JoinFromHere(BocThread thread, out BocScope? canceled)
     {
         canceled = null;
-        if (s_ambient.Value is { } ambient)
+
+        // A closed ambient scope is one whose block ended in another flow (an async helper that finished it: the end of
+        // a block restores the previous scope only in the flow that ends it, since AsyncLocal changes do not flow back
+        // to callers), or one this flow outlived (a task the block started). Either way the flow is still inside the
+        // blocks that enclosed that one: the innermost open one is its scope.
+        for (BocScope? ambient = s_ambient.Value; ambient is not null; ambient = ambient._previousAmbient)
         {
             switch (ambient.TryCountIn(outside: true))
             {
@@ -172,9 +171,9 @@ public sealed partial class BocScope
                     canceled = ambient;
                     return null;
             }
-
-            // A flow that outlived its block (a task the block started): it belongs to the body it runs in, if any.
         }
+
+        // Outside every open block: the flow belongs to the body it runs in, if any.
 
         if (Behaviour.CurrentOn(thread)?.Scope is not { } scope)
         {
@@ -196,19 +195,22 @@ public sealed partial class BocScope
     /// </summary>
     private JoinResult TryCountIn(bool outside)
     {
-        if (outside && Volatile.Read(ref _closed) != 0)
+        if (outside && Atomic.Read(ref _closed) != 0)
         {
             return JoinResult.Closed;
         }
 
         if (IsCancellationRequested)
         {
-            NoteCutShort();
             return JoinResult.Canceled;
         }
 
         CountIn();
-        if (outside && Volatile.Read(ref _closed) != 0)
+        bool recheck = outside;
+#if BOC_MODEL
+        recheck &= !ModelMutations.Is(ModelMutations.JoinWithoutRecheck);
+#endif
+        if (recheck && Atomic.Read(ref _closed) != 0)
         {
             // The close came between: the closer may have read the counts without this one. Undo, as a member that
             // finished would (so a closer that did see it finds the scope drained again).
@@ -219,17 +221,17 @@ public sealed partial class BocScope
         return JoinResult.Joined;
     }
 
-    /// <summary>Counts one member (or the block, or a child) in, on the calling processor's stripe.</summary>
-    private void CountIn() => Interlocked.Increment(ref StripeHere().Spawned);
+    /// <summary>Counts one member (or a child) in.</summary>
+    private void CountIn() => _count.CountIn();
 
     /// <summary>
-    /// Counts one member (or the block, or a child) out; once the block has ended, the count-out that finds the scope
-    /// drained finishes it ("Finish").
+    /// Counts one member (or a child) out; once the block has ended, the count-out that finds the scope drained
+    /// finishes it ("Finish").
     /// </summary>
     internal void CountOut()
     {
-        Interlocked.Increment(ref StripeHere().Finished);
-        if (Volatile.Read(ref _closed) != 0)
+        _count.CountOut();
+        if (Atomic.Read(ref _closed) != 0)
         {
             TryFinish();
         }
@@ -253,23 +255,7 @@ public sealed partial class BocScope
             return;
         }
 
-        Stripe stripe = StripeHere();
-        Lock(stripe);
-        try
-        {
-            Entry[]? entries = stripe.Entries;
-            if (entries is null || stripe.Count == entries.Length)
-            {
-                entries = Compact(stripe);
-            }
-
-            entries[stripe.Count++] = new Entry(arbiter, life);
-        }
-        finally
-        {
-            Unlock(stripe);
-        }
-
+        _registry.Add(arbiter, life);
         if (IsCancellationRequested)
         {
             arbiter.WithdrawFor(life);
@@ -281,30 +267,15 @@ public sealed partial class BocScope
     {
         if (error is OperationCanceledException && IsCancellationRequested)
         {
-            // The member gave up because the scope was canceled: that is what was asked of it, and work it did not do.
-            NoteCutShort();
+            // The member gave up because the scope was canceled: that is what was asked of it, not a failure.
             return;
         }
 
-        lock (_gate)
+        lock (Gate())
         {
-            _failures ??= [];
-            if (_failures.Count < BocRuntime.MaxKeptExceptions)
-            {
-                _failures.Add(error);
-            }
-            else
-            {
-                _failuresDropped++;
-            }
+            _failures.Add(error);
         }
     }
-
-    /// <summary>
-    /// The scope's cancellation cost it work: a member was withdrawn, or a spawn refused ("What the cancellation cost").
-    /// Called before the member (or the spawner's flow) counts out.
-    /// </summary>
-    internal void NoteCutShort() => Volatile.Write(ref _cutShort, 1);
 
     /// <summary>Cancels the scope for <see cref="BocRuntime.CancelScopes"/>; false if it was canceled or finished already.</summary>
     internal bool CancelForRuntime() => CancelFor(CancelReason.Runtime);
@@ -315,7 +286,7 @@ public sealed partial class BocScope
     /// <summary>Cancels the scope for <paramref name="reason"/>, if it is neither canceled nor finished; returns whether it did.</summary>
     private bool CancelFor(CancelReason reason)
     {
-        if (Volatile.Read(ref _finished) != 0 || Interlocked.CompareExchange(ref _cancelReason, (int)reason, (int)CancelReason.None) != (int)CancelReason.None)
+        if (Atomic.Read(ref _finished) != 0 || Atomic.CompareExchange(ref _cancelReason, (int)reason, (int)CancelReason.None) != (int)CancelReason.None)
         {
             return false;
         }
@@ -323,18 +294,12 @@ public sealed partial class BocScope
         // The flag is set (a full fence): a spawn that passes its check from now on is registered after this walk
         // visits its stripe, and withdraws itself.
         WithdrawPendingMembers();
-        if (Volatile.Read(ref _tokenSource) is { } source)
+        if (Atomic.Read(ref _tokenSource) is { } source)
         {
             CancelSource(source);
         }
 
-        BocScope[] children;
-        lock (_gate)
-        {
-            children = _children?.ToArray() ?? [];
-        }
-
-        foreach (BocScope child in children)
+        foreach (BocScope child in Children())
         {
             _ = child.CancelFor(CancelReason.Parent);
         }
@@ -357,62 +322,28 @@ public sealed partial class BocScope
         }
     }
 
-    /// <summary>Withdraws every registered member that has not started ("Withdrawing members"), stripe by stripe.</summary>
+    /// <summary>Withdraws every registered member that has not started ("Withdrawing members").</summary>
     private void WithdrawPendingMembers()
     {
-        List<Entry>? pending = null;
-        foreach (Stripe? stripe in _stripes)
-        {
-            if (stripe is null)
-            {
-                continue;
-            }
-
-            Lock(stripe);
-            try
-            {
-                Entry[]? entries = stripe.Entries;
-                for (int i = 0; i < stripe.Count; i++)
-                {
-                    if (entries![i].Arbiter.IsPending(entries[i].Life))
-                    {
-                        (pending ??= []).Add(entries[i]);
-                    }
-                }
-
-                // Nothing registered from now on needs the walk (a late registration withdraws itself): let go of them.
-                if (entries is not null)
-                {
-                    Array.Clear(entries, 0, stripe.Count);
-                }
-
-                stripe.Count = 0;
-            }
-            finally
-            {
-                Unlock(stripe);
-            }
-        }
-
-        // Outside the locks: a withdrawal passes turns on and may complete behaviours (and count them out of this scope).
-        foreach (Entry entry in pending ?? [])
+        // Outside the registry's lock: a withdrawal passes turns on and may complete behaviours (and count them out).
+        foreach (MemberRegistry.Entry entry in _registry.TakePending() ?? [])
         {
             entry.Arbiter.WithdrawFor(entry.Life);
         }
     }
 
-    /// <summary>Ends the block: its unit is counted out (once), and from now on a drained count finishes the scope.</summary>
+    /// <summary>Ends the block (once): from now on a drained count finishes the scope ("Finish").</summary>
     private void Close()
     {
-        if (Interlocked.Exchange(ref _closed, 1) == 0)
+        if (Atomic.Exchange(ref _closed, 1) == 0)
         {
-            CountOut();
+            TryFinish();
         }
     }
 
     private void TryFinish()
     {
-        if (!Drained() || Interlocked.Exchange(ref _finished, 1) != 0)
+        if (!_count.Drained() || Atomic.Exchange(ref _finished, 1) != 0)
         {
             return;
         }
@@ -435,101 +366,22 @@ public sealed partial class BocScope
         _parent?.CountOut();
     }
 
-    /// <summary>
-    /// Publishes the outcome (see <see cref="FinishAsync"/>): failures first, then how it was canceled, if that cost
-    /// any work ("What the cancellation cost").
-    /// </summary>
-    private void Complete()
-    {
-        List<Exception>? failures;
-        long dropped;
-        lock (_gate)
-        {
-            failures = _failures;
-            dropped = _failuresDropped;
-        }
-
-        if (failures is { Count: > 0 })
-        {
-            string message = dropped == 0
-                ? "Behaviours of the scope threw exceptions."
-                : $"Behaviours of the scope threw exceptions: the first {failures.Count} are kept, and {dropped} more were counted but not kept.";
-            _done.TrySetException(new AggregateException(message, failures));
-            return;
-        }
-
-        CancelReason reason = Volatile.Read(ref _cutShort) != 0 ? (CancelReason)Volatile.Read(ref _cancelReason) : CancelReason.None;
-        switch (reason)
-        {
-            case CancelReason.Token:
-                _done.TrySetCanceled(_userToken);
-                break;
-            case CancelReason.Deadline:
-                _done.TrySetException(new TimeoutException($"The scope's deadline ({_timeout}) passed before its behaviours finished; the ones that had not started were withdrawn."));
-                break;
-            case CancelReason.Parent:
-            case CancelReason.Runtime:
-                _done.TrySetCanceled(Token);
-                break;
-            default:
-                _done.TrySetResult();
-                break;
-        }
-    }
-
-    /// <summary>Whether nothing was counted in and not out at some moment during the call ("The finish count").</summary>
-    private bool Drained()
-    {
-        long finished = 0;
-        foreach (Stripe? stripe in _stripes)
-        {
-            if (stripe is not null)
-            {
-                finished += Volatile.Read(ref stripe.Finished);
-            }
-        }
-
-        long spawned = 0;
-        foreach (Stripe? stripe in _stripes)
-        {
-            if (stripe is not null)
-            {
-                spawned += Volatile.Read(ref stripe.Spawned);
-            }
-        }
-
-        return finished == spawned;
-    }
-
-    private long PendingEstimate()
-    {
-        long finished = 0;
-        long spawned = 0;
-        foreach (Stripe? stripe in _stripes)
-        {
-            if (stripe is not null)
-            {
-                finished += Volatile.Read(ref stripe.Finished);
-            }
-        }
-
-        foreach (Stripe? stripe in _stripes)
-        {
-            if (stripe is not null)
-            {
-                spawned += Volatile.Read(ref stripe.Spawned);
-            }
-        }
-
-        return spawned - finished;
-    }
+    /// <summary>Gets about how many members (and child scopes) are counted in and not out.</summary>
+    private long PendingEstimate() => _count.Estimate();
 
     /// <summary>
     /// Why the calling body may not wait for this scope, or null: it is a member of the scope or of a scope inside it
     /// (it counts in the scope until it ends), or a member still waiting in the scope needs a cown the body holds (it
     /// can start only after the body ends). Waits through other behaviours are not seen.
     /// </summary>
-    private InvalidOperationException? SelfWait()
+    /// <remarks>
+    /// In the second case the block ends all the same (as <see cref="FinishAsync"/> promises), before the failure is
+    /// returned: the waiting member runs once the body has released the cown, and the scope then finishes. Left open,
+    /// the block would keep its unit in the scope's count, and a child scope would keep its unit in its parent's, so the
+    /// parent would never finish. Nobody waits for that finish, so its failures go to the parent (or the runtime's
+    /// handler) instead of being lost.
+    /// </remarks>
+    private InvalidOperationException? RefuseSelfWait()
     {
         if (Behaviour.Current is not { } waiter)
         {
@@ -547,55 +399,23 @@ public sealed partial class BocScope
 
         if (HasPendingMemberBehind(waiter))
         {
+            Atomic.Write(ref _outcomeAbandoned, 1);
+            EndBlock();
             return new InvalidOperationException(
-                "A behaviour's body waits for a scope whose member needs a cown the body holds; that member can run only after the body ends, so the body would wait for itself forever. Finish the scope outside the body, or spawn its members on other cowns.");
+                "A behaviour's body waits for a scope whose member needs a cown the body holds; that member can run only after the body ends, so the body would wait for itself forever. "
+                + "The scope's block has ended; it finishes once the body has ended, and its failures go to the enclosing scope. Finish the scope outside the body, or spawn its members on other cowns.");
         }
 
         return null;
     }
 
     /// <summary>Whether a member of this scope, or of a scope inside it, waits for a cown that <paramref name="holder"/> holds.</summary>
-    private bool HasPendingMemberBehind(Behaviour holder)
-    {
-        foreach (Stripe? stripe in _stripes)
-        {
-            if (stripe is null)
-            {
-                continue;
-            }
-
-            Lock(stripe);
-            try
-            {
-                for (int i = 0; i < stripe.Count; i++)
-                {
-                    // Pending before and after the look: the member was in that life, not started, throughout, so the
-                    // slots read were its own (a life changes them only once it is over).
-                    Entry entry = stripe.Entries![i];
-                    if (entry.Arbiter.IsPending(entry.Life) && entry.Arbiter.Behaviour.WaitsFor(holder) && entry.Arbiter.IsPending(entry.Life))
-                    {
-                        return true;
-                    }
-                }
-            }
-            finally
-            {
-                Unlock(stripe);
-            }
-        }
-
-        BocScope[] children;
-        lock (_gate)
-        {
-            children = _children?.ToArray() ?? [];
-        }
-
-        return children.Any(child => child.HasPendingMemberBehind(holder));
-    }
+    private bool HasPendingMemberBehind(Behaviour holder) =>
+        _registry.AnyPendingBehind(holder) || Children().Any(child => child.HasPendingMemberBehind(holder));
 
     private void AddChild(BocScope child)
     {
-        lock (_gate)
+        lock (Gate())
         {
             (_children ??= []).Add(child);
         }
@@ -603,104 +423,35 @@ public sealed partial class BocScope
 
     private void RemoveChild(BocScope child)
     {
-        lock (_gate)
+        lock (Gate())
         {
             _children?.Remove(child);
         }
     }
 
-    /// <summary>The calling processor's stripe, created on first use.</summary>
-    private Stripe StripeHere()
+    /// <summary>A snapshot of the child scopes that have not finished (none, without taking a lock, if there never were any).</summary>
+    private BocScope[] Children()
     {
-        int index = Thread.GetCurrentProcessorId() & (StripeCount - 1);
-        return Volatile.Read(ref _stripes[index]) ?? CreateStripe(index);
-    }
-
-    private Stripe CreateStripe(int index)
-    {
-        var created = new Stripe();
-        return Interlocked.CompareExchange(ref _stripes[index], created, null) ?? created;
-    }
-
-    /// <summary>
-    /// Makes room in a full (or missing) registry: keeps the entries of members that have not started, and doubles the
-    /// array if they fill more than half of it. Under the stripe's lock.
-    /// </summary>
-    private static Entry[] Compact(Stripe stripe)
-    {
-        Entry[]? entries = stripe.Entries;
-        if (entries is null)
+        if (Atomic.Read(ref _gate) is null)
         {
-            return stripe.Entries = new Entry[FirstRegistrySize];
+            return [];
         }
 
-        int kept = 0;
-        for (int i = 0; i < stripe.Count; i++)
+        lock (Gate())
         {
-            if (entries[i].Arbiter.IsPending(entries[i].Life))
-            {
-                entries[kept++] = entries[i];
-            }
-        }
-
-        Array.Clear(entries, kept, stripe.Count - kept);
-        stripe.Count = kept;
-        if (kept > entries.Length / 2)
-        {
-            Array.Resize(ref entries, entries.Length * 2);
-            stripe.Entries = entries;
-        }
-
-        return entries;
-    }
-
-    // The registry's lock: held for an append, a compaction or a walk, never while waiting for anything else.
-    private static void Lock(Stripe stripe)
-    {
-        if (Interlocked.CompareExchange(ref stripe.Busy, 1, 0) != 0)
-        {
-            LockContended(stripe);
+            return _children?.ToArray() ?? [];
         }
     }
 
-    private static void LockContended(Stripe stripe)
+    /// <summary>The lock of the failures and the children, created with the first of them.</summary>
+    private Lock Gate()
     {
-        var spin = default(SpinWait);
-        while (Volatile.Read(ref stripe.Busy) != 0 || Interlocked.CompareExchange(ref stripe.Busy, 1, 0) != 0)
+        if (Atomic.Read(ref _gate) is { } gate)
         {
-            spin.SpinOnce();
+            return gate;
         }
-    }
 
-    private static void Unlock(Stripe stripe) => Volatile.Write(ref stripe.Busy, 0);
-
-    /// <summary>A registered member: its arbiter and the life the registration means.</summary>
-    private readonly record struct Entry(Withdrawal Arbiter, long Life);
-
-    /// <summary>
-    /// One processor's counts and registry. Its fields sit 64 bytes into an object of 160, so the fields of two stripes
-    /// (written from two processors) are never on one cache line, wherever the GC puts them.
-    /// </summary>
-    [StructLayout(LayoutKind.Explicit)]
-    private sealed class Stripe
-    {
-        [FieldOffset(64)]
-        public Entry[]? Entries;
-
-        [FieldOffset(72)]
-        public long Spawned;
-
-        [FieldOffset(80)]
-        public long Finished;
-
-        [FieldOffset(88)]
-        public int Count;
-
-        [FieldOffset(92)]
-        public int Busy;
-
-        // Never used: only makes the object 160 bytes long.
-        [FieldOffset(152)]
-        public long Padding;
+        var created = new Lock();
+        return Atomic.CompareExchange(ref _gate, created, null) ?? created;
     }
 }

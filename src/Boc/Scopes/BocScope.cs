@@ -38,14 +38,14 @@ namespace Boc;
 /// <b>Cancel.</b> <see cref="Cancel"/>, the token given to <c>BeginScope</c>, its deadline, the parent's cancellation,
 /// and <see cref="BocRuntime.CancelScopes"/> cancel the scope. Every member that does not hold its cowns yet is then
 /// withdrawn, as a <c>WhenAsync</c> whose token is canceled is (its body never runs; its place in each cown's queue is
-/// passed on in order, so nothing queued behind it waits longer), and a withdrawn <c>WhenAsync</c> member's awaitable
-/// fails with <see cref="BehaviourWithdrawnException"/>. Running members see the cancellation through
-/// <see cref="Behaviours.CurrentCancellationToken"/> and run to their end. A spawn into a canceled scope is refused
-/// before anything is enqueued: <c>When</c> and <c>TryWhen</c> throw <see cref="OperationCanceledException"/>, and
-/// <c>WhenAsync</c> returns a canceled awaitable. An <see cref="OperationCanceledException"/> thrown by a member once the
-/// scope is canceled is the member giving up, not a failure. The finish reports the cancellation (see
-/// <see cref="FinishAsync"/>) only if it cut the scope's work short; a deadline that passes while the last member runs
-/// to its end is not a timeout.
+/// passed on in order, so nothing queued behind it waits longer), at once: a withdrawn <c>WhenAsync</c> member's
+/// awaitable fails with <see cref="BehaviourWithdrawnException"/> and the finish stops waiting for it, whoever holds its
+/// cowns. Running members see the cancellation through <see cref="Behaviours.CurrentCancellationToken"/> and run to
+/// their end; the finish waits for them. A spawn into a canceled scope is refused before anything is enqueued:
+/// <c>When</c> and <c>TryWhen</c> throw <see cref="OperationCanceledException"/>, and <c>WhenAsync</c> returns a
+/// canceled awaitable. An <see cref="OperationCanceledException"/> thrown by a member once the scope is canceled is the
+/// member giving up, not a failure. If the deadline or a token fires before the scope has finished, the finish reports it
+/// (see <see cref="FinishAsync"/>), whatever each member was doing then: one exception per cause.
 /// </para>
 /// <para>
 /// The guide (docs/guide/scopes.md) has examples; how membership and the finish count work, and why they are
@@ -63,10 +63,6 @@ public sealed partial class BocScope : IAsyncDisposable
     // The flow's ambient scope when this one was begun: restored when this one ends its block.
     private readonly BocScope? _previousAmbient;
 
-    // Completed (once) when the scope has finished, with its outcome; RunContinuationsAsynchronously: the finishing thread
-    // is a worker that just released a member's cowns.
-    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-
     private CancellationTokenRegistration _userRegistration;
     private ITimer? _deadline;
 
@@ -83,10 +79,6 @@ public sealed partial class BocScope : IAsyncDisposable
         _timeout = timeout;
         _userToken = cancellationToken;
         _previousAmbient = previousAmbient;
-        _stripes = new Stripe?[StripeCount];
-
-        // The block itself holds one unit of the count until it ends ("Finish" in BocScope.Members.cs).
-        CountIn();
     }
 
     /// <summary>Gets the runtime this scope was begun on (its members may belong to any runtime).</summary>
@@ -103,11 +95,11 @@ public sealed partial class BocScope : IAsyncDisposable
     {
         get
         {
-            CancellationTokenSource? source = Volatile.Read(ref _tokenSource);
+            CancellationTokenSource? source = Atomic.Read(ref _tokenSource);
             if (source is null)
             {
                 var created = new CancellationTokenSource();
-                source = Interlocked.CompareExchange(ref _tokenSource, created, null) ?? created;
+                source = Atomic.CompareExchange(ref _tokenSource, created, null) ?? created;
                 if (!ReferenceEquals(source, created))
                 {
                     created.Dispose();
@@ -125,17 +117,17 @@ public sealed partial class BocScope : IAsyncDisposable
     }
 
     /// <summary>Gets whether the scope has been canceled.</summary>
-    public bool IsCancellationRequested => Volatile.Read(ref _cancelReason) != (int)CancelReason.None;
+    public bool IsCancellationRequested => Atomic.Read(ref _cancelReason) != (int)CancelReason.None;
 
     /// <summary>Gets whether the scope has finished: its block ended and every member finished.</summary>
-    public bool IsFinished => _done.Task.IsCompleted;
+    public bool IsFinished => Published;
 
     /// <summary>
     /// Gets about how many members have not finished yet (queued, running, or in an asynchronous body), child scopes
     /// counting one each while they have not finished. Exact when nothing is spawned into or finishes in the scope
     /// during the read.
     /// </summary>
-    public long PendingCount => Math.Max(0, PendingEstimate() - (Volatile.Read(ref _closed) == 0 ? 1 : 0));
+    public long PendingCount => PendingEstimate();
 
     private string DebuggerDisplay =>
         $"BocScope: {PendingCount} pending{(IsCancellationRequested ? ", canceled" : "")}{(IsFinished ? ", finished" : "")}";
@@ -148,8 +140,8 @@ public sealed partial class BocScope : IAsyncDisposable
     /// <remarks>
     /// A scope canceled by this method finishes normally: <see cref="FinishAsync"/> reports only its members'
     /// exceptions. (Canceled by its token it throws <see cref="OperationCanceledException"/>, by its deadline a
-    /// <see cref="TimeoutException"/>, if the cancellation cut work short.) So a member that found what the others were
-    /// looking for can stop them with <c>Behaviours.CurrentScope?.Cancel()</c>.
+    /// <see cref="TimeoutException"/>.) So a member that found what the others were looking for can stop them with
+    /// <c>Behaviours.CurrentScope?.Cancel()</c>.
     /// </remarks>
     public void Cancel() => _ = CancelFor(CancelReason.Cancel);
 
@@ -158,30 +150,38 @@ public sealed partial class BocScope : IAsyncDisposable
     /// are not members.
     /// </summary>
     /// <returns>
-    /// A task that completes when the scope has finished. It fails with an <see cref="AggregateException"/> holding
+    /// A task that completes when the scope has finished, with one outcome per cause:
+    /// <list type="bullet">
+    /// <item>the deadline passed before the scope finished: it fails with a <see cref="TimeoutException"/>;</item>
+    /// <item>the token given to <c>BeginScope</c> was canceled before the scope finished: it is canceled with that token;
+    /// by the parent scope or <see cref="BocRuntime.CancelScopes"/>: canceled with <see cref="Token"/>;</item>
+    /// <item>otherwise (including <see cref="Cancel"/>): it fails with an <see cref="AggregateException"/> holding
     /// every exception of a fire-and-forget member (at most <see cref="BocRuntime.MaxKeptExceptions"/> of them; its
-    /// message counts the rest). Otherwise, if the scope's cancellation cut its work short (it withdrew a member,
-    /// refused a spawn, or a member gave up with an <see cref="OperationCanceledException"/>): canceled by its token,
-    /// the task is canceled with that token; by its deadline, it fails with <see cref="TimeoutException"/>; by its
-    /// parent or <see cref="BocRuntime.CancelScopes"/>, it is canceled with <see cref="Token"/>. A cancellation that cost
-    /// no work (it came when every member had started, and none gave up) leaves the outcome normal, as does
-    /// <see cref="Cancel"/>. Every call returns the same outcome.
+    /// message counts the rest), or completes if none failed.</item>
+    /// </list>
+    /// The first two hold whatever each member was doing when the scope was canceled (withdrawn, running and giving up,
+    /// or running to its end); if members also failed, the <see cref="TimeoutException"/> or
+    /// <see cref="OperationCanceledException"/> carries their <see cref="AggregateException"/> as its
+    /// <see cref="Exception.InnerException"/> (the task is then faulted with that exception rather than canceled). A
+    /// cancellation after the finish changes nothing. Every call returns the same outcome.
     /// </returns>
     /// <exception cref="InvalidOperationException">
     /// Called from the body of a behaviour that cannot finish before the scope does: a member of this scope (or of a
     /// scope inside it), or a body holding a cown that a member still waiting in this scope needs. The wait would never
-    /// end; the returned task fails with it and the scope is left as it was.
+    /// end; the returned task fails with it. In the first case the scope is left as it was; in the second its block ends
+    /// all the same, so it finishes once the body has ended (a child scope never holds its parent back), and its
+    /// failures then go to the enclosing scope, or to the runtime's handler.
     /// </exception>
     public Task FinishAsync()
     {
-        if (SelfWait() is { } selfWait)
+        if (RefuseSelfWait() is { } selfWait)
         {
             return Task.FromException(selfWait);
         }
 
         EndBlock();
-        Volatile.Write(ref _outcomeClaimed, 1);
-        return _done.Task;
+        Atomic.Write(ref _outcomeClaimed, 1);
+        return Completion();
     }
 
     /// <summary>
@@ -192,18 +192,19 @@ public sealed partial class BocScope : IAsyncDisposable
     /// <exception cref="InvalidOperationException">See <see cref="FinishAsync"/>.</exception>
     public ValueTask DisposeAsync()
     {
-        if (SelfWait() is { } selfWait)
+        if (RefuseSelfWait() is { } selfWait)
         {
             return ValueTask.FromException(selfWait);
         }
 
         EndBlock();
-        if (Interlocked.Exchange(ref _outcomeClaimed, 1) == 0)
+        if (Atomic.Exchange(ref _outcomeClaimed, 1) == 0)
         {
-            return new ValueTask(_done.Task);
+            // Finished already and completed normally (a request whose member was awaited in the block): nothing to allocate.
+            return Published && _outcome is null ? default : new ValueTask(Completion());
         }
 
-        return _done.Task.IsCompleted ? default : new ValueTask(WaitQuietlyAsync());
+        return Published ? default : new ValueTask(WaitQuietlyAsync());
     }
 
     /// <summary>
@@ -218,9 +219,9 @@ public sealed partial class BocScope : IAsyncDisposable
         }
 
         runtime.ThrowIfDisposed();
-        if (!Volatile.Read(ref s_anyBegun))
+        if (!Atomic.Read(ref s_anyBegun))
         {
-            Volatile.Write(ref s_anyBegun, true);
+            Atomic.Write(ref s_anyBegun, true);
         }
 
         // A child scope is one member of its parent until it finishes: it joins the parent as a spawn would.
@@ -285,6 +286,6 @@ public sealed partial class BocScope : IAsyncDisposable
     {
         ConfigureAwaitOptions options = ConfigureAwaitOptions.SuppressThrowing
             | (_runtime.ContinuesOnCapturedContext ? ConfigureAwaitOptions.ContinueOnCapturedContext : ConfigureAwaitOptions.None);
-        await _done.Task.ConfigureAwait(options);
+        await Completion().ConfigureAwait(options);
     }
 }

@@ -46,8 +46,8 @@ internal sealed class ScopeMembership : Withdrawal
     internal override bool TryStart()
     {
         // Run holds the behaviour (its countdown reached zero), so the word is this life's.
-        long word = Volatile.Read(ref _word);
-        if ((word & PhaseMask) != Pending || Interlocked.CompareExchange(ref _word, word | Started, word) != word)
+        long word = Atomic.Read(ref _word);
+        if ((word & PhaseMask) != Pending || Atomic.CompareExchange(ref _word, word | Started, word) != word)
         {
             return false;
         }
@@ -57,9 +57,8 @@ internal sealed class ScopeMembership : Withdrawal
             // Claimed, but the scope was canceled before the claim: its walk could not have withdrawn this life (not
             // registered yet, or registered after the walk), so withdraw it here, before the body, as its canceller
             // would ("The start" in BocScope.Members.cs). Run, the other party, joins when this returns false.
-            Volatile.Write(ref _word, (word & ~PhaseMask) | Withdrawn);
-            _behaviour.WithdrawSlots();
-            Join();
+            Atomic.Write(ref _word, (word & ~PhaseMask) | Withdrawn);
+            _behaviour.Withdraw(this);
             return false;
         }
 
@@ -72,22 +71,21 @@ internal sealed class ScopeMembership : Withdrawal
         // Winning this exchange proves the behaviour is in that life and has not started, so it cannot complete (and be
         // pooled) before our Join below: a withdrawn life completes only through the join of two.
         long pending = (life << LifeShift) | Pending;
-        if (Interlocked.CompareExchange(ref _word, (life << LifeShift) | Withdrawn, pending) != pending)
+        if (Atomic.CompareExchange(ref _word, (life << LifeShift) | Withdrawn, pending) != pending)
         {
             return;
         }
 
-        _behaviour.WithdrawSlots();
-        Join();
+        _behaviour.Withdraw(this);
     }
 
     /// <inheritdoc/>
-    internal override bool IsPending(long life) => Volatile.Read(ref _word) == ((life << LifeShift) | Pending);
+    internal override bool IsPending(long life) => Atomic.Read(ref _word) == ((life << LifeShift) | Pending);
 
     /// <inheritdoc/>
     internal override void Join()
     {
-        if (Interlocked.Decrement(ref _join) == 0)
+        if (Atomic.Decrement(ref _join) == 0)
         {
             _behaviour.CompleteWithdrawn(this);
         }

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -6,8 +7,9 @@ using System.Runtime.InteropServices;
 namespace Boc;
 
 /// <summary>
-/// How many behaviours a runtime has accepted and how many have finished, kept so that neither a spawn nor a completion
-/// writes a cache line that every core writes: each scheduler worker, and otherwise each processor, counts on a line of its own.
+/// A runtime's quiescence: how many behaviours it has accepted and how many have finished, kept so that neither a spawn
+/// nor a completion writes a cache line that every core writes (each scheduler worker, and otherwise each processor,
+/// counts on a line of its own), and the waiters for the first moment none is pending (<see cref="WhenQuiescent"/>).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -84,6 +86,11 @@ internal sealed class PendingCount
     // 1 while a quiescence waiter is registered. Read by every completion, written rarely: its own line.
     private PaddedCounter _waiting;
 
+    // The waiters for the next quiescent moment (one task for all of them), and the lock that orders registering them
+    // with signalling them.
+    private readonly Lock _waitersLock = new();
+    private TaskCompletionSource? _nextQuiescence;
+
     /// <summary>Creates the counts of a runtime whose own <see cref="BocScheduler"/> has <paramref name="workers"/> workers (0 if none).</summary>
     public PendingCount(int workers)
     {
@@ -95,7 +102,7 @@ internal sealed class PendingCount
     }
 
     /// <summary>Gets whether a quiescence waiter is registered (see the remarks).</summary>
-    public bool Waiting => Volatile.Read(ref _waiting.Value) != 0;
+    public bool Waiting => Atomic.Read(ref _waiting.Value) != 0;
 
     /// <summary>
     /// Counts one accepted behaviour. <paramref name="worker"/> is the calling thread's index among the runtime's own
@@ -113,11 +120,11 @@ internal sealed class PendingCount
             // Single writer: only this thread writes this line. A release store, so that whoever sees a count of
             // finished behaviours that includes this one also sees it counted in (the remarks' "spawned before finished").
             ref long spawned = ref _stripes[line].Spawned;
-            Volatile.Write(ref spawned, spawned + 1);
+            Atomic.Write(ref spawned, spawned + 1);
             return;
         }
 
-        Interlocked.Increment(ref _stripes[Thread.GetCurrentProcessorId() & _mask].Spawned);
+        Atomic.Increment(ref _stripes[Atomic.CurrentProcessorId() & _mask].Spawned);
     }
 
     /// <summary>
@@ -131,8 +138,8 @@ internal sealed class PendingCount
         if (line >= 0)
         {
             ref long finished = ref _stripes[line].Finished;
-            Volatile.Write(ref finished, finished + count);
-            if (Volatile.Read(ref _waiting.Value) == 0)
+            Atomic.Write(ref finished, finished + count);
+            if (Atomic.Read(ref _waiting.Value) == 0)
             {
                 // Nobody waits: done, with no locked instruction. A waiter that registers meanwhile sees this count, or
                 // this read saw its flag: FenceWorkers orders the two (the remarks).
@@ -142,21 +149,21 @@ internal sealed class PendingCount
             // Someone waits and the caller will check: make this count visible before reading the others, so that of two
             // last finishers checking at once, at least one sees both counts (a plain store could still sit in this
             // core's store buffer while the other's check reads it).
-            Interlocked.MemoryBarrier();
+            Atomic.MemoryBarrier();
             return true;
         }
 
-        Interlocked.Add(ref _stripes[Thread.GetCurrentProcessorId() & _mask].Finished, count);
-        return Volatile.Read(ref _waiting.Value) != 0;
+        Atomic.Add(ref _stripes[Atomic.CurrentProcessorId() & _mask].Finished, count);
+        return Atomic.Read(ref _waiting.Value) != 0;
     }
 
     /// <summary>
-    /// Registers a waiter (or clears the registration). Registering is fenced against every thread (the caller checks
-    /// <see cref="IsQuiescent"/> after): see <see cref="FenceWorkers"/>.
+    /// Registers a waiter (or clears the registration), under the waiters' lock. Registering is fenced against every
+    /// thread (the caller checks <see cref="IsQuiescent"/> after): see <see cref="FenceWorkers"/>.
     /// </summary>
-    public void SetWaiting(bool waiting)
+    private void SetWaiting(bool waiting)
     {
-        Interlocked.Exchange(ref _waiting.Value, waiting ? 1 : 0);
+        Atomic.Exchange(ref _waiting.Value, waiting ? 1 : 0);
         if (waiting)
         {
             FenceWorkers();
@@ -170,7 +177,71 @@ internal sealed class PendingCount
     /// of its own then. Costs a process-wide barrier (an inter-processor interrupt or a membarrier call): only waiting
     /// for quiescence and disposing pay it.
     /// </summary>
-    public static void FenceWorkers() => Interlocked.MemoryBarrierProcessWide();
+    public static void FenceWorkers() => Atomic.MemoryBarrierProcessWide();
+
+    /// <summary>
+    /// A task that completes at the first moment no behaviour is pending: at once if none is now. Registers, then looks
+    /// again: either this look sees the last completion, or the last finisher sees the registration and signals (the
+    /// remarks, "Waking a waiter").
+    /// </summary>
+    public Task WhenQuiescent()
+    {
+        if (IsQuiescent())
+        {
+            return Task.CompletedTask;
+        }
+
+        TaskCompletionSource? earlier;
+        lock (_waitersLock)
+        {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
+            SetWaiting(true);
+            if (!IsQuiescent())
+            {
+                // RunContinuationsAsynchronously: the completing thread is a worker that just finished a behaviour; it
+                // must not run the waiter's continuation inline.
+                _nextQuiescence ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                return _nextQuiescence.Task;
+            }
+
+            // Quiescent after all: release the waiters registered before us too (the moment is theirs as well).
+            earlier = _nextQuiescence;
+            _nextQuiescence = null;
+            SetWaiting(false);
+        }
+
+        earlier?.TrySetResult();
+        return Task.CompletedTask;
+    }
+
+    /// <summary>
+    /// A finisher that found a waiter registered (<see cref="Finished"/>) and the count quiescent: completes the waiters'
+    /// task, if this is still a quiescent moment.
+    /// </summary>
+    public void SignalWaiters()
+    {
+        TaskCompletionSource? waiters;
+        lock (_waitersLock)
+        {
+#if BOC_MODEL
+            using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
+            // Several finishers may get here for one quiescent moment, and a spawn may have raced in since the check:
+            // then this is not a quiescent moment, the registration stays, and a later finisher signals.
+            if (_nextQuiescence is null || !IsQuiescent())
+            {
+                return;
+            }
+
+            waiters = _nextQuiescence;
+            _nextQuiescence = null;
+            SetWaiting(false);
+        }
+
+        waiters.TrySetResult();
+    }
 
     /// <summary>Whether nothing was pending at some moment during the call (see the remarks for why that is sound).</summary>
     public bool IsQuiescent()
@@ -192,20 +263,23 @@ internal sealed class PendingCount
         long finished = 0;
         foreach (ref Stripe stripe in InUse())
         {
-            finished += Volatile.Read(ref stripe.Finished);
+            finished += Atomic.Read(ref stripe.Finished);
         }
 
         long spawned = 0;
         foreach (ref Stripe stripe in InUse())
         {
-            spawned += Volatile.Read(ref stripe.Spawned);
+            spawned += Atomic.Read(ref stripe.Spawned);
         }
 
+        // The sums' argument: every finished count read is at most its value between the passes, every spawned count
+        // at least its value there, and nothing is counted out before it was counted in.
+        Debug.Assert(finished <= spawned, "Boc error: more counted out than in.");
         return (finished, spawned);
     }
 
     /// <summary>The lines in use now: the processor stripes, the workers' lines, and the threads' lines handed out so far.</summary>
-    private Span<Stripe> InUse() => _stripes.AsSpan(0, _threadBase + Volatile.Read(ref _threadLinesUsed));
+    private Span<Stripe> InUse() => _stripes.AsSpan(0, _threadBase + Atomic.Read(ref _threadLinesUsed));
 
     /// <summary>
     /// The calling thread's own line, or -1 if every thread line is taken (it then uses a processor stripe). The thread
@@ -222,6 +296,9 @@ internal sealed class PendingCount
         {
             lock (_threadLinesLock)
             {
+#if BOC_MODEL
+                using ModelPoints.AtomicSection section = ModelPoints.Atomically();
+#endif
                 // Only this thread adds its own id, so it is still missing; the lock orders the lines handed out.
                 line = -1;
                 if (_threadLinesUsed < ThreadLines)
@@ -229,7 +306,7 @@ internal sealed class PendingCount
                     line = _threadBase + _threadLinesUsed;
 
                     // Before this thread's first count on the line: a Read that sees the count sees the line in use.
-                    Volatile.Write(ref _threadLinesUsed, _threadLinesUsed + 1);
+                    Atomic.Write(ref _threadLinesUsed, _threadLinesUsed + 1);
                 }
 
                 _threadLines[id] = line;
