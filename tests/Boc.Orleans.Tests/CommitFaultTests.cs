@@ -30,13 +30,13 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
-        await fault.Hit.Task;
+        await fault.Hit.Task.WaitAsync(Bound);
 
         // A reader in another spawner while the write is in flight: it must never be granted the unwritten 90.
         BocCluster reader = fixture.NewSpawner();
         Task<List<int>> read = reader.WhenAsync(BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("a"))), a => a.Transfers.ToList());
         Assert.Equal("failed", await fault.Outcome.Task.WaitAsync(Bound));
-        List<int> seen = await read;
+        List<int> seen = await read.WaitAsync(Bound);
 
         await ledger.AssertGrantedAgainAsync(Scenario, Bound, "a", "b");
         ledger.AssertConsistent(Scenario, "a", "b");
@@ -148,7 +148,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
-        await fault.Hit.Task;
+        await fault.Hit.Task.WaitAsync(Bound);
 
         // While the write stalls past the dead spawner's lease, a reader of both accounts must see the transfer on
         // both or on neither.
@@ -192,7 +192,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
-        await fault.Hit.Task;
+        await fault.Hit.Task.WaitAsync(Bound);
         await cluster.KillSiloAsync(victim);
         try
         {

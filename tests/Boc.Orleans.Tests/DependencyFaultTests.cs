@@ -34,7 +34,7 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
             inside.TrySetResult();
             await leave.Task;
         });
-        await inside.Task;
+        await inside.Task.WaitAsync(Bound);
         Task second = ledger.TransferAsync(fixture.NewSpawner(), 2, "a2", "b", 5);
         ClusterCown<LedgerAccount> b = fixture.Boc.Cown<LedgerAccount>(ledger.Key("b"));
         long deadline = Environment.TickCount64 + (long)Bound.TotalMilliseconds;
@@ -65,7 +65,7 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
-        await fault.Hit.Task;
+        await fault.Hit.Task.WaitAsync(Bound);
 
         // a hands its next behaviour the transfer's state while the commit write stalls; this body would throw on it.
         BocCluster reader = fixture.NewSpawner();
