@@ -26,7 +26,7 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
 
         // Transfer 1 (a to b, coordinated by a) fails at its coordinator's commit write, after b has its state. Transfer
         // 2 (a2 to b, coordinated by a2) queues behind it at b, so it is granted b's state with transfer 1 in it.
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.StallThenFail, Lease);
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.HoldThenFail, TimeSpan.Zero);
         var inside = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var leave = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         Task first = ledger.TransferAsync(fixture.NewSpawner(), 1, "a", "b", 10, async () =>
@@ -44,7 +44,18 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
             await Task.Delay(20);
         }
 
+        // Transfer 1's commit write is held until transfer 2 has handed its state over at b too (b's chain holds both, 2
+        // computed from 1); then it fails. The abort must take transfer 2's write-back at b with it. (It fails well
+        // within a lease of transfer 2's commit, so transfer 2's coordinator has not aborted it for a late vote.)
         leave.TrySetResult();
+        await fault.Hit.Task.WaitAsync(Bound);
+        while ((await fixture.Boc.InspectAsync(b)).PendingWriteBacks < 2)
+        {
+            Assert.True(Environment.TickCount64 < deadline, $"{Scenario}: transfer 2 never handed its state over at b behind transfer 1");
+            await Task.Delay(20);
+        }
+
+        fault.Released.TrySetResult();
         Assert.Equal("failed", await fault.Outcome.Task.WaitAsync(Bound));
         await Task.WhenAll(first, second).WaitAsync(Bound);
 

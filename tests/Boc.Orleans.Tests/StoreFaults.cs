@@ -4,8 +4,8 @@ namespace Boc.Orleans.Tests;
 
 /// <summary>
 /// Faults armed by a test on chosen writes of <see cref="ProcessGrainStorage"/>: a write that stalls and then fails, one
-/// that stalls and lands, one whose caller times out while the write still lands later (the ambiguous write), and one
-/// held until the test lets it go (a paused silo's write in flight). Each fault matches its first write only, by the
+/// that stalls and lands, one whose caller times out while the write still lands later (the ambiguous write), one
+/// held until the test lets it go (a paused silo's write in flight), and one held until the test lets it fail. Each fault matches its first write only, by the
 /// grain and a predicate on the record being written, and tells the test when it was hit.
 /// </summary>
 internal static class StoreFaults
@@ -62,6 +62,10 @@ internal static class StoreFaults
                 land();
                 fault.Outcome.TrySetResult("landed");
                 return;
+            case FaultKind.HoldThenFail:
+                await fault.Released.Task;
+                fault.Outcome.TrySetResult("failed");
+                throw new TimeoutException("test fault: the write was held and failed");
             case FaultKind.TimeOutButLand:
                 _ = LandLater(fault, land);
                 await Task.Delay(fault.Delay / 2);
@@ -105,6 +109,7 @@ internal enum FaultKind
     StallThenLand,
     TimeOutButLand,
     Hold,
+    HoldThenFail,
 }
 
 internal sealed class WriteFault(GrainId grain, Func<object, bool> match, FaultKind kind, TimeSpan delay)
