@@ -44,18 +44,40 @@ public sealed class ActivationFenceTests(FaultClusterFixture fixture)
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
         await late.Hit.Task.WaitAsync(Bound);
-        await cluster.KillSiloAsync(victim);
+
+        // a's next write is held too: it can only be its new activation's (the dead one's writes go one at a time, and
+        // the commit write is in flight), whatever makes it first: the fence at activation, or (without it) the fence
+        // before the answer to b's vote.
         WriteFault first = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), _ => true, FaultKind.Hold, TimeSpan.Zero);
+        await cluster.KillSiloAsync(victim);
         try
         {
-            // A reader of both accounts meets a's new activation, whose first write is held: the fence at activation, or
-            // (without it) the fence before its first negative answer.
+            // A reader of both accounts. With the fence, a's new activation answers nothing before its first write lands,
+            // so the reader cannot run while that write is held; without it, the reader runs on what the new activation
+            // read, while the dead one's write is still in flight. It is given a lease to run.
             BocCluster reader = fixture.NewSpawner();
+            var ran = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             Task<(bool OnA, bool OnB, long Total)> read = reader.WhenAsync(
                 BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("a"))),
                 BocCluster.Read(reader.Cown<LedgerAccount>(ledger.Key("b"))),
-                (a, b) => (a.Transfers.Contains(1), b.Transfers.Contains(1), a.Balance + b.Balance));
-            await first.Hit.Task.WaitAsync(Bound);
+                (a, b) =>
+                {
+                    ran.TrySetResult();
+                    return (a.Transfers.Contains(1), b.Transfers.Contains(1), a.Balance + b.Balance);
+                });
+            await Task.WhenAny(first.Hit.Task, ran.Task).WaitAsync(Bound);
+            await Task.WhenAny(ran.Task, Task.Delay(fixture.Lease));
+            if (ran.Task.IsCompleted)
+            {
+                // The reader ran before any write of the new activation landed (which the fence forbids): let its release
+                // at a be answered, as it would be before a slow write lands, so the outcome does not hang on that race.
+                ClusterCown<LedgerAccount> a = fixture.Boc.Cown<LedgerAccount>(ledger.Key("a"));
+                long deadline = Environment.TickCount64 + (long)Bound.TotalMilliseconds;
+                while ((await fixture.Boc.InspectAsync(a)).Requests.Count > 0 && Environment.TickCount64 < deadline)
+                {
+                    await Task.Delay(20);
+                }
+            }
 
             // The dead activation's write reaches storage now, then the new activation's.
             late.Released.TrySetResult();
