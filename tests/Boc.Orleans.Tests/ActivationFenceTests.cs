@@ -14,36 +14,12 @@ public sealed class ActivationFenceTests(FaultClusterFixture fixture)
 {
     private TimeSpan Bound => (8 * fixture.Lease) + TimeSpan.FromSeconds(10);
 
-    private static bool HasCommit(object record) => record is CownRecord<LedgerAccount> { Commits.Length: > 0 };
-
     [Fact]
     public async Task A_new_activation_answers_only_after_its_fence_so_its_predecessors_late_commit_write_cannot_split_a_reader()
     {
         const string Scenario = "late write of a dead coordinator, new activation's first write held";
         TestCluster cluster = fixture.Cluster;
-        Ledger ledger;
-        SiloHandle victim;
-        int tries = 0;
-        while (true)
-        {
-            // The coordinator must live on a secondary silo (killing the primary ends the test cluster's membership).
-            ledger = new Ledger(fixture, $"fence1-{Guid.NewGuid():N}-", 100);
-            await ledger.OpenAsync("a", "b");
-            victim = await fixture.SiloOfAsync(ledger.Key("a"));
-            if (victim != cluster.Primary)
-            {
-                break;
-            }
-
-            Assert.True(++tries < 20, "no cown landed on a secondary silo in 20 tries");
-        }
-
-        // The transfer's commit write at a is held (b has prepared and voted), and a's silo dies with it in flight.
-        WriteFault late = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.Hold, TimeSpan.Zero);
-        BocCluster spawner = fixture.NewSpawner();
-        spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
-        await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
-        await late.Hit.Task.WaitAsync(Bound);
+        (Ledger ledger, SiloHandle victim, WriteFault late) = await DeadCoordinator.HoldCommitAsync(fixture, "fence1", Bound);
 
         // a's next write is held too: it can only be its new activation's (the dead one's writes go one at a time, and
         // the commit write is in flight), whatever makes it first: the fence at activation, or (without it) the fence

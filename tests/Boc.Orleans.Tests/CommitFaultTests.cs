@@ -17,15 +17,13 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
     /// <summary>Granted again within a lease after the spawner's last message, plus failure detection and a slow machine.</summary>
     private TimeSpan Bound => (8 * Lease) + TimeSpan.FromSeconds(10);
 
-    private static bool HasCommit(object record) => record is CownRecord<LedgerAccount> { Commits.Length: > 0 };
-
     [Fact]
     public async Task A_commit_write_that_stalls_and_fails_while_its_spawner_dies_commits_nothing_and_no_reader_sees_it()
     {
         const string Scenario = "stalled-failed commit, spawner dead";
         var ledger = new Ledger(fixture, $"stall-{Guid.NewGuid():N}-", 100);
         await ledger.OpenAsync("a", "b");
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.StallThenFail, 3 * Lease);
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), StoreFaults.HasCommit, FaultKind.StallThenFail, 3 * Lease);
 
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
@@ -50,7 +48,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         const string Scenario = "commit write timed out but landed";
         var ledger = new Ledger(fixture, $"ambiguous-{Guid.NewGuid():N}-", 100);
         await ledger.OpenAsync("a", "b");
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.TimeOutButLand, 2 * Lease);
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), StoreFaults.HasCommit, FaultKind.TimeOutButLand, 2 * Lease);
 
         await ledger.TransferAsync(fixture.NewSpawner(), 1, "a", "b", 10);
         string outcome = await fault.Outcome.Task.WaitAsync(Bound);
@@ -144,7 +142,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
         const string Scenario = "stalled-landed commit, spawner dead, reader of both";
         var ledger = new Ledger(fixture, $"landing-{Guid.NewGuid():N}-", 100);
         await ledger.OpenAsync("a", "b");
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.StallThenLand, 3 * Lease);
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), StoreFaults.HasCommit, FaultKind.StallThenLand, 3 * Lease);
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
@@ -171,28 +169,7 @@ public sealed class CommitFaultTests(FaultClusterFixture fixture)
     {
         const string Scenario = "coordinator's silo dead with its commit write in flight";
         TestCluster cluster = fixture.Cluster;
-        Ledger ledger;
-        SiloHandle victim;
-        int tries = 0;
-        while (true)
-        {
-            // The coordinator must live on a secondary silo (killing the primary ends the test cluster's membership).
-            ledger = new Ledger(fixture, $"fence-{Guid.NewGuid():N}-", 100);
-            await ledger.OpenAsync("a", "b");
-            victim = await fixture.SiloOfAsync(ledger.Key("a"));
-            if (victim != cluster.Primary)
-            {
-                break;
-            }
-
-            Assert.True(++tries < 20, "no cown landed on a secondary silo in 20 tries");
-        }
-
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.Hold, TimeSpan.Zero);
-        BocCluster spawner = fixture.NewSpawner();
-        spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
-        await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));
-        await fault.Hit.Task.WaitAsync(Bound);
+        (Ledger ledger, SiloHandle victim, WriteFault fault) = await DeadCoordinator.HoldCommitAsync(fixture, "fence", Bound);
         await cluster.KillSiloAsync(victim);
         try
         {

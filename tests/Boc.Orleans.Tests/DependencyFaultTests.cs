@@ -15,8 +15,6 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
 
     private TimeSpan Bound => (8 * Lease) + TimeSpan.FromSeconds(10);
 
-    private static bool HasCommit(object record) => record is CownRecord<LedgerAccount> { Commits.Length: > 0 };
-
     [Fact]
     public async Task A_behaviour_that_ran_on_a_write_back_whose_commit_failed_is_aborted_with_it_and_both_commit_once()
     {
@@ -26,7 +24,7 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
 
         // Transfer 1 (a to b, coordinated by a) fails at its coordinator's commit write, after b has its state. Transfer
         // 2 (a2 to b, coordinated by a2) queues behind it at b, so it is granted b's state with transfer 1 in it.
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.HoldThenFail, TimeSpan.Zero);
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), StoreFaults.HasCommit, FaultKind.HoldThenFail, TimeSpan.Zero);
         var inside = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var leave = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         Task first = ledger.TransferAsync(fixture.NewSpawner(), 1, "a", "b", 10, async () =>
@@ -72,7 +70,7 @@ public sealed class DependencyFaultTests(FaultClusterFixture fixture)
         const string Scenario = "exception on a state that was rolled back";
         var ledger = new Ledger(fixture, $"zombie-{Guid.NewGuid():N}-", 100);
         await ledger.OpenAsync("a", "b");
-        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), HasCommit, FaultKind.StallThenFail, 2 * Lease);
+        WriteFault fault = StoreFaults.Arm(fixture.GrainOf(ledger.Key("a")), StoreFaults.HasCommit, FaultKind.StallThenFail, 2 * Lease);
         BocCluster spawner = fixture.NewSpawner();
         spawner.FaultHook = (step, _) => step == SpawnerStep.CommitSent ? throw new SpawnerCrashException(step) : Task.CompletedTask;
         await Assert.ThrowsAsync<SpawnerCrashException>(() => ledger.TransferAsync(spawner, 1, "a", "b", 10));

@@ -1,3 +1,4 @@
+using Boc.Orleans.Grains;
 using Orleans.Storage;
 
 namespace Boc.Orleans.Tests;
@@ -11,6 +12,9 @@ namespace Boc.Orleans.Tests;
 internal static class StoreFaults
 {
     private static readonly List<WriteFault> s_armed = [];
+
+    /// <summary>Matches a coordinator's commit write: a ledger record with a commit record in it.</summary>
+    public static bool HasCommit(object record) => record is CownRecord<LedgerAccount> { Commits.Length: > 0 };
 
     public static WriteFault Arm(GrainId grain, Func<object, bool> match, FaultKind kind, TimeSpan delay)
     {
