@@ -144,6 +144,16 @@ MUTATIONS = [
         tests=["IdempotencyTests.A_lookup_between_the_attempts"],
     ),
     dict(
+        name="no-key-hold-nor-fence",
+        why="neither fix of the lookup (the bug as reported), against the process scenario: a paused participant, a lookup in another process that reissues on NotCommitted",
+        edits=[
+            ("Grains/CownGrain.Keys.cs", "    private void HoldKey(string key) => _keyHolds[key] = Environment.TickCount64 + LeaseMilliseconds;", "    private void HoldKey(string key) => _keyHolds.Remove(key);"),
+            ("Grains/CownGrain.Keys.cs", "    private bool IsFenced(string key) => _fencing.Contains(key) || Array.IndexOf(_durable.Fences, key) >= 0;", "    private bool IsFenced(string key) => _fencing.Count < 0 && key.Length > 0;"),
+        ],
+        project=PROCESS,
+        tests=["ExactlyOnceTests.A_lookup_never_answers_NotCommitted"],
+    ),
+    dict(
         name="no-key-fence",
         why="a lookup that answers NotCommitted does not fence the key",
         file="Grains/CownGrain.Keys.cs",
