@@ -16,6 +16,7 @@ internal sealed class BehaviourIndex
     private readonly Dictionary<IOperation, Spawn> _spawnByInvocation = new();
     private readonly Dictionary<Spawn, Taint> _taints = new();
     private readonly Dictionary<(Spawn, bool), List<IOperation>> _bodies = new();
+    private readonly Dictionary<Spawn, List<RunFunction>> _runs = new();
     private List<NonAcquiredStateAnalyzer.Finding>? _nonAcquired;
 
     private BehaviourIndex(BocTypes types, Mutability mutability)
@@ -128,9 +129,23 @@ internal sealed class BehaviourIndex
 
     /// <summary>
     /// Functions declared outside the body that the body runs in place (see <see cref="RunFunction"/>), directly or
-    /// through other such functions, each with the operation in the body through which it is reached.
+    /// through other such functions, each with the operation in the body through which it is reached. Computed once per
+    /// spawn and shared by the rules (BOC103 and BOC201 both follow them).
     /// </summary>
-    public List<RunFunction> FunctionsRunBy(Spawn spawn)
+    public IReadOnlyList<RunFunction> FunctionsRunBy(Spawn spawn)
+    {
+        lock (_runs)
+        {
+            if (!_runs.TryGetValue(spawn, out List<RunFunction>? runs))
+            {
+                _runs[spawn] = runs = ComputeFunctionsRunBy(spawn);
+            }
+
+            return runs;
+        }
+    }
+
+    private List<RunFunction> ComputeFunctionsRunBy(Spawn spawn)
     {
         var found = new List<RunFunction>();
         if (spawn.Body?.Function is not { } function)
