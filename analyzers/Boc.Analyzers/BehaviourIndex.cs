@@ -35,6 +35,9 @@ internal sealed class BehaviourIndex
     /// <summary>Whether a spawn here is a cluster behaviour (only then has BOC105 anything to look at).</summary>
     public bool HasClusterSpawn { get; private set; }
 
+    /// <summary>Whether anything here calls a method named <c>BeginScope</c> (only then can a body wait for a scope).</summary>
+    public bool CallsBeginScope { get; private set; }
+
     /// <summary>The references to each local and parameter, and the calls and method groups of each local function.</summary>
     public Dictionary<ISymbol, List<IOperation>> References { get; } = new(SymbolEqualityComparer.Default);
 
@@ -56,6 +59,11 @@ internal sealed class BehaviourIndex
         {
             foreach (IOperation operation in block.DescendantsAndSelf())
             {
+                if (operation is IInvocationOperation { TargetMethod.Name: "BeginScope" })
+                {
+                    index.CallsBeginScope = true;
+                }
+
                 switch (operation)
                 {
                     case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
