@@ -46,22 +46,38 @@ internal sealed class BehaviourIndex
     /// <summary>Values assigned to each local (declarator initialisers and plain assignments).</summary>
     public Dictionary<ILocalSymbol, List<IOperation>> LocalValues { get; } = new(SymbolEqualityComparer.Default);
 
-    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability)
+    /// <summary>The index of a block, or null if it spawns nothing (for the code fixes, which need no scopes).</summary>
+    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability) =>
+        Build(blocks, types, mutability, out _);
+
+    /// <summary>
+    /// The index of a block, or null if it spawns nothing; and, for every block, the scopes it begins
+    /// (<see cref="ScopeWaits.IsBeginScope"/>), in source order, which BOC204 looks at whether the block spawns or not.
+    /// </summary>
+    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability,
+        out ImmutableArray<IInvocationOperation> beginScopes)
     {
-        // Most members spawn nothing: find that out by name before indexing anything.
-        if (!blocks.Any(block => block.DescendantsAndSelf().Any(o => o is IInvocationOperation invocation && Spawn.IsCandidateName(invocation.TargetMethod.Name))))
+        // Most members spawn nothing: find that out by name before indexing anything. The same walk finds the scopes
+        // such a member begins; a member that may spawn is walked in full below, which finds them there.
+        beginScopes = ImmutableArray<IInvocationOperation>.Empty;
+        if (!MaySpawn(blocks, types, ref beginScopes))
         {
             return null;
         }
 
         var index = new BehaviourIndex(types, mutability);
+        ImmutableArray<IInvocationOperation>.Builder? scopes = null;
         foreach (IOperation block in blocks)
         {
             foreach (IOperation operation in block.DescendantsAndSelf())
             {
-                if (operation is IInvocationOperation { TargetMethod.Name: "BeginScope" })
+                if (operation is IInvocationOperation { TargetMethod.Name: "BeginScope" } begin)
                 {
                     index.CallsBeginScope = true;
+                    if (ScopeWaits.IsBeginScope(begin, types))
+                    {
+                        (scopes ??= ImmutableArray.CreateBuilder<IInvocationOperation>()).Add(begin);
+                    }
                 }
 
                 switch (operation)
@@ -96,6 +112,7 @@ internal sealed class BehaviourIndex
             }
         }
 
+        beginScopes = scopes?.ToImmutable() ?? ImmutableArray<IInvocationOperation>.Empty;
         if (index.Spawns.Count == 0)
         {
             return null;
@@ -107,6 +124,38 @@ internal sealed class BehaviourIndex
         }
 
         return index;
+    }
+
+    /// <summary>
+    /// Whether an invocation in the blocks has a spawn's name. If none has, the walk went through every operation and
+    /// <paramref name="beginScopes"/> holds the scopes the blocks begin; otherwise it stopped at the first such name.
+    /// </summary>
+    private static bool MaySpawn(ImmutableArray<IOperation> blocks, BocTypes types, ref ImmutableArray<IInvocationOperation> beginScopes)
+    {
+        ImmutableArray<IInvocationOperation>.Builder? scopes = null;
+        foreach (IOperation block in blocks)
+        {
+            foreach (IOperation operation in block.DescendantsAndSelf())
+            {
+                if (operation is not IInvocationOperation invocation)
+                {
+                    continue;
+                }
+
+                if (Spawn.IsCandidateName(invocation.TargetMethod.Name))
+                {
+                    return true;
+                }
+
+                if (ScopeWaits.IsBeginScope(invocation, types))
+                {
+                    (scopes ??= ImmutableArray.CreateBuilder<IInvocationOperation>()).Add(invocation);
+                }
+            }
+        }
+
+        beginScopes = scopes?.ToImmutable() ?? ImmutableArray<IInvocationOperation>.Empty;
+        return false;
     }
 
     /// <summary>All acquired state of <paramref name="spawn"/> and its aliases; computed once, shared by the rules.</summary>
