@@ -16,6 +16,7 @@ internal sealed class BehaviourIndex
     private readonly Dictionary<IOperation, Spawn> _spawnByInvocation = new();
     private readonly Dictionary<Spawn, Taint> _taints = new();
     private readonly Dictionary<(Spawn, bool), List<IOperation>> _bodies = new();
+    private readonly Dictionary<Spawn, List<RunFunction>> _runs = new();
     private List<NonAcquiredStateAnalyzer.Finding>? _nonAcquired;
 
     private BehaviourIndex(BocTypes types, Mutability mutability)
@@ -34,6 +35,9 @@ internal sealed class BehaviourIndex
     /// <summary>Whether a spawn here is a cluster behaviour (only then has BOC105 anything to look at).</summary>
     public bool HasClusterSpawn { get; private set; }
 
+    /// <summary>Whether anything here calls a method named <c>BeginScope</c> (only then can a body wait for a scope).</summary>
+    public bool CallsBeginScope { get; private set; }
+
     /// <summary>The references to each local and parameter, and the calls and method groups of each local function.</summary>
     public Dictionary<ISymbol, List<IOperation>> References { get; } = new(SymbolEqualityComparer.Default);
 
@@ -42,19 +46,40 @@ internal sealed class BehaviourIndex
     /// <summary>Values assigned to each local (declarator initialisers and plain assignments).</summary>
     public Dictionary<ILocalSymbol, List<IOperation>> LocalValues { get; } = new(SymbolEqualityComparer.Default);
 
-    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability)
+    /// <summary>The index of a block, or null if it spawns nothing (for the code fixes, which need no scopes).</summary>
+    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability) =>
+        Build(blocks, types, mutability, out _);
+
+    /// <summary>
+    /// The index of a block, or null if it spawns nothing; and, for every block, the scopes it begins
+    /// (<see cref="ScopeWaits.IsBeginScope"/>), in source order, which BOC204 looks at whether the block spawns or not.
+    /// </summary>
+    public static BehaviourIndex? Build(ImmutableArray<IOperation> blocks, BocTypes types, Mutability mutability,
+        out ImmutableArray<IInvocationOperation> beginScopes)
     {
-        // Most members spawn nothing: find that out by name before indexing anything.
-        if (!blocks.Any(block => block.DescendantsAndSelf().Any(o => o is IInvocationOperation invocation && Spawn.IsCandidateName(invocation.TargetMethod.Name))))
+        // Most members spawn nothing: find that out by name before indexing anything. The same walk finds the scopes
+        // such a member begins; a member that may spawn is walked in full below, which finds them there.
+        beginScopes = ImmutableArray<IInvocationOperation>.Empty;
+        if (!MaySpawn(blocks, types, ref beginScopes))
         {
             return null;
         }
 
         var index = new BehaviourIndex(types, mutability);
+        ImmutableArray<IInvocationOperation>.Builder? scopes = null;
         foreach (IOperation block in blocks)
         {
             foreach (IOperation operation in block.DescendantsAndSelf())
             {
+                if (operation is IInvocationOperation { TargetMethod.Name: "BeginScope" } begin)
+                {
+                    index.CallsBeginScope = true;
+                    if (ScopeWaits.IsBeginScope(begin, types))
+                    {
+                        (scopes ??= ImmutableArray.CreateBuilder<IInvocationOperation>()).Add(begin);
+                    }
+                }
+
                 switch (operation)
                 {
                     case IInvocationOperation invocation when Spawn.TryCreate(invocation, types) is { } spawn:
@@ -87,6 +112,7 @@ internal sealed class BehaviourIndex
             }
         }
 
+        beginScopes = scopes?.ToImmutable() ?? ImmutableArray<IInvocationOperation>.Empty;
         if (index.Spawns.Count == 0)
         {
             return null;
@@ -98,6 +124,38 @@ internal sealed class BehaviourIndex
         }
 
         return index;
+    }
+
+    /// <summary>
+    /// Whether an invocation in the blocks has a spawn's name. If none has, the walk went through every operation and
+    /// <paramref name="beginScopes"/> holds the scopes the blocks begin; otherwise it stopped at the first such name.
+    /// </summary>
+    private static bool MaySpawn(ImmutableArray<IOperation> blocks, BocTypes types, ref ImmutableArray<IInvocationOperation> beginScopes)
+    {
+        ImmutableArray<IInvocationOperation>.Builder? scopes = null;
+        foreach (IOperation block in blocks)
+        {
+            foreach (IOperation operation in block.DescendantsAndSelf())
+            {
+                if (operation is not IInvocationOperation invocation)
+                {
+                    continue;
+                }
+
+                if (Spawn.IsCandidateName(invocation.TargetMethod.Name))
+                {
+                    return true;
+                }
+
+                if (ScopeWaits.IsBeginScope(invocation, types))
+                {
+                    (scopes ??= ImmutableArray.CreateBuilder<IInvocationOperation>()).Add(invocation);
+                }
+            }
+        }
+
+        beginScopes = scopes?.ToImmutable() ?? ImmutableArray<IInvocationOperation>.Empty;
+        return false;
     }
 
     /// <summary>All acquired state of <paramref name="spawn"/> and its aliases; computed once, shared by the rules.</summary>
@@ -128,9 +186,23 @@ internal sealed class BehaviourIndex
 
     /// <summary>
     /// Functions declared outside the body that the body runs in place (see <see cref="RunFunction"/>), directly or
-    /// through other such functions, each with the operation in the body through which it is reached.
+    /// through other such functions, each with the operation in the body through which it is reached. Computed once per
+    /// spawn and shared by the rules (BOC103 and BOC201 both follow them).
     /// </summary>
-    public List<RunFunction> FunctionsRunBy(Spawn spawn)
+    public IReadOnlyList<RunFunction> FunctionsRunBy(Spawn spawn)
+    {
+        lock (_runs)
+        {
+            if (!_runs.TryGetValue(spawn, out List<RunFunction>? runs))
+            {
+                _runs[spawn] = runs = ComputeFunctionsRunBy(spawn);
+            }
+
+            return runs;
+        }
+    }
+
+    private List<RunFunction> ComputeFunctionsRunBy(Spawn spawn)
     {
         var found = new List<RunFunction>();
         if (spawn.Body?.Function is not { } function)

@@ -2,12 +2,13 @@ using System.Collections.Immutable;
 using System.Runtime.CompilerServices;
 using Microsoft.CodeAnalysis;
 using Microsoft.CodeAnalysis.Diagnostics;
+using Microsoft.CodeAnalysis.Operations;
 
 namespace Boc.Analyzers;
 
 /// <summary>
 /// Shared plumbing of the rules: nothing is registered unless the compilation references Boc, and each member body
-/// is indexed once (spawns, bodies, references) however many rules look at it.
+/// is indexed once (spawns, bodies, references, the scopes it begins) however many rules look at it.
 /// </summary>
 public abstract class BocAnalyzer : DiagnosticAnalyzer
 {
@@ -37,21 +38,42 @@ public abstract class BocAnalyzer : DiagnosticAnalyzer
 
                 // Every rule meets every block: look the index up without allocating a factory unless it must be built.
                 IOperation first = block.OperationBlocks[0];
-                BehaviourIndex? index = (s_indexes.TryGetValue(first, out IndexHolder? holder) ? holder : IndexOf(block, types)).Index;
-                if (index is not null)
+                IndexHolder holder = s_indexes.TryGetValue(first, out IndexHolder? found) ? found : IndexOf(block, types);
+                if (!holder.BeginScopes.IsEmpty)
                 {
-                    Analyze(index, block.ReportDiagnostic);
+                    AnalyzeScopes(holder.BeginScopes, block.ReportDiagnostic);
+                }
+
+                if (holder.Index is not null)
+                {
+                    Analyze(holder.Index, block.ReportDiagnostic);
                 }
             });
         });
     }
 
-    private protected abstract void Analyze(BehaviourIndex index, System.Action<Diagnostic> report);
+    /// <summary>A rule's look at a block that spawns (the others have no index).</summary>
+    private protected virtual void Analyze(BehaviourIndex index, System.Action<Diagnostic> report)
+    {
+    }
+
+    /// <summary>
+    /// A rule's look at the scopes a block begins, whether it spawns or not (found by the walk that indexes it, so that
+    /// no rule needs a callback per invocation of the whole compilation).
+    /// </summary>
+    private protected virtual void AnalyzeScopes(ImmutableArray<IInvocationOperation> beginScopes, System.Action<Diagnostic> report)
+    {
+    }
 
     // Apart from the lookup above, so that the closure is allocated only when the index is built.
     private static IndexHolder IndexOf(OperationBlockAnalysisContext block, BocTypes types) =>
-        s_indexes.GetValue(block.OperationBlocks[0], first => new IndexHolder(BehaviourIndex.Build(block.OperationBlocks, types,
-            types.MutabilityFor(ShareableTypesOption(block.Options.AnalyzerConfigOptionsProvider, first.Syntax.SyntaxTree)))));
+        s_indexes.GetValue(block.OperationBlocks[0], first =>
+        {
+            BehaviourIndex? index = BehaviourIndex.Build(block.OperationBlocks, types,
+                types.MutabilityFor(ShareableTypesOption(block.Options.AnalyzerConfigOptionsProvider, first.Syntax.SyntaxTree)),
+                out ImmutableArray<IInvocationOperation> beginScopes);
+            return new IndexHolder(index, beginScopes);
+        });
 
     /// <summary>The file's <c>boc.shareable_types</c> option (an <c>.editorconfig</c> section or a global config).</summary>
     internal static string? ShareableTypesOption(AnalyzerConfigOptionsProvider provider, SyntaxTree tree) =>
@@ -69,8 +91,15 @@ public abstract class BocAnalyzer : DiagnosticAnalyzer
 
     private sealed class IndexHolder
     {
-        public IndexHolder(BehaviourIndex? index) => Index = index;
+        public IndexHolder(BehaviourIndex? index, ImmutableArray<IInvocationOperation> beginScopes)
+        {
+            Index = index;
+            BeginScopes = beginScopes;
+        }
 
         public BehaviourIndex? Index { get; }
+
+        /// <summary>The <c>BeginScope</c> calls of the block, spawning or not.</summary>
+        public ImmutableArray<IInvocationOperation> BeginScopes { get; }
     }
 }

@@ -42,6 +42,12 @@ internal static class ScopeWaits
     /// <summary>The scopes <paramref name="spawn"/>'s body (<paramref name="function"/>) begins and waits for.</summary>
     public static IEnumerable<ScopeWait> Of(BehaviourIndex index, Spawn spawn, IOperation function)
     {
+        // Most blocks begin no scope: then no body has one to wait for, and its operations need no second walk.
+        if (!index.CallsBeginScope)
+        {
+            yield break;
+        }
+
         foreach (IOperation operation in index.BodyOperations(spawn))
         {
             if (operation is not IInvocationOperation begin || !IsBeginScope(begin, index.Types) || Operations.EnclosingFunction(begin) != function)

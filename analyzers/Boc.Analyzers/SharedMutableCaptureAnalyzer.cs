@@ -33,7 +33,7 @@ public sealed class SharedMutableCaptureAnalyzer : BocAnalyzer
             var enclosing = index.EnclosingBehaviours(spawn.Invocation).Select(index.TaintOf).ToList();
             var seen = new HashSet<ISymbol>(SymbolEqualityComparer.Default);
             var scan = new Scan(index, spawn, function, enclosing, seen, report);
-            List<RunFunction> runs = index.FunctionsRunBy(spawn);
+            IReadOnlyList<RunFunction> runs = index.FunctionsRunBy(spawn);
             scan.RunBy = new List<(IOperation, ISymbol?)>
             {
                 (function, function is ILocalFunctionOperation body ? body.Symbol.OriginalDefinition : null),

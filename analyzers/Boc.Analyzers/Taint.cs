@@ -245,16 +245,17 @@ internal sealed partial class Taint
     /// </summary>
     private TaintInfo? OfInterfaceKeeper(IInvocationOperation invocation)
     {
-        if (invocation.Type is not INamedTypeSymbol { TypeKind: TypeKind.Interface } type || _mutability.IsDeclaredShareable(type))
+        if (invocation.Type is not INamedTypeSymbol { TypeKind: TypeKind.Interface } type)
         {
             return null;
         }
 
+        // The arguments before the type's attributes and documentation id: most calls are given no acquired state.
         foreach (IArgumentOperation argument in invocation.Arguments)
         {
             if (Of(argument.Value) is { } given && _mutability.IsMutable(Operations.Strip(argument.Value).Type))
             {
-                return given.AsPart();
+                return _mutability.IsDeclaredShareable(type) ? null : given.AsPart();
             }
         }
 

@@ -14,31 +14,20 @@ namespace Boc.Analyzers;
 /// a scope is often begun in one method and filled by the methods it calls.
 /// </summary>
 [DiagnosticAnalyzer(LanguageNames.CSharp)]
-public sealed class UnfinishedScopeAnalyzer : DiagnosticAnalyzer
+public sealed class UnfinishedScopeAnalyzer : BocAnalyzer
 {
     public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics { get; } = ImmutableArray.Create(Descriptors.UnfinishedScope);
 
-    public override void Initialize(AnalysisContext context)
+    // Every member's BeginScope calls, from the walk that indexes its block (see BocAnalyzer), not a callback per call.
+    private protected override void AnalyzeScopes(ImmutableArray<IInvocationOperation> beginScopes, System.Action<Diagnostic> report)
     {
-        context.ConfigureGeneratedCodeAnalysis(GeneratedCodeAnalysisFlags.None);
-        context.EnableConcurrentExecution();
-        context.RegisterCompilationStartAction(start =>
+        foreach (IInvocationOperation invocation in beginScopes)
         {
-            if (BocTypes.Create(start.Compilation) is not { Runtime: not null } types)
+            if (!IsEnded(invocation))
             {
-                return;
+                report(Diagnostic.Create(Descriptors.UnfinishedScope, invocation.Syntax.GetLocation(), Operations.Quote(invocation.Syntax)));
             }
-
-            start.RegisterOperationAction(operation =>
-            {
-                var invocation = (IInvocationOperation)operation.Operation;
-                if (ScopeWaits.IsBeginScope(invocation, types) && !IsEnded(invocation))
-                {
-                    operation.ReportDiagnostic(Diagnostic.Create(Descriptors.UnfinishedScope, invocation.Syntax.GetLocation(),
-                        Operations.Quote(invocation.Syntax)));
-                }
-            }, OperationKind.Invocation);
-        });
+        }
     }
 
     /// <summary>Whether the scope <paramref name="begin"/> returns is ended, or handed to code that may end it.</summary>

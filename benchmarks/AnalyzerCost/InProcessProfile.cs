@@ -100,63 +100,63 @@ internal static class InProcessProfile
 
     /// <summary>
     /// This build's rules against another build of Boc.Analyzers (an older commit's, built apart), alternately on fresh
-    /// compilations after one warm-up each: the sum of the rules' execution times per run, and the ratio of medians.
+    /// compilations after one warm-up each: per rule and in all, the CPU time of the threads that ran the rules'
+    /// callbacks (<see cref="ThreadCpuAnalyzer"/>), medians and the ratio of medians. CPU time, unlike the driver's
+    /// wall-clock telemetry, does not grow with other load on the machine, so the ratios hold on a shared one.
     /// </summary>
     private static async Task<int> CompareAsync(string[] sources, List<MetadataReference> references, ImmutableArray<DiagnosticAnalyzer> mine,
         string otherPath, int repeat)
     {
-        var context = new System.Runtime.Loader.AssemblyLoadContext("other analyzer");
-        ImmutableArray<DiagnosticAnalyzer> other = AnalyzersOf(context.LoadFromAssemblyPath(Path.GetFullPath(otherPath)));
-        var times = new Dictionary<string, List<double>> { ["this build"] = new(), ["other"] = new() };
-        // This process's CPU time for the whole analysis (operation trees included, the same for both): less sensitive
-        // to other load on the machine than the driver's wall-clock telemetry.
-        var cpus = new Dictionary<string, List<double>> { ["this build"] = new(), ["other"] = new() };
-        // Per rule too (by analyzer class), to see where a difference comes from.
+        // Each build in a load context of its own, this one too: with this build's rules in the default context, and the
+        // other's apart, the same build compared with itself came out slower as "this build".
+        ImmutableArray<DiagnosticAnalyzer> LoadApart(string name, string path) =>
+            AnalyzersOf(new System.Runtime.Loader.AssemblyLoadContext(name).LoadFromAssemblyPath(Path.GetFullPath(path)));
+        mine = LoadApart("this analyzer", typeof(BocAnalyzer).Assembly.Location);
+        ImmutableArray<DiagnosticAnalyzer> other = LoadApart("other analyzer", otherPath);
+        var totals = new Dictionary<string, List<double>> { ["this build"] = new(), ["other"] = new() };
         var rules = new Dictionary<(string Build, string Rule), List<double>>();
         for (int i = -1; i < repeat; i++)
         {
             foreach ((string name, ImmutableArray<DiagnosticAnalyzer> set) in i % 2 == 0 ? new[] { ("this build", mine), ("other", other) } : new[] { ("other", other), ("this build", mine) })
             {
-                double sum = 0;
-                double cpu = await AnalyzeAsync(Compile(sources, references), set, (withAnalyzers, _) =>
+                // Fresh wrappers (and fresh instances) for each run, so that each counts one analysis.
+                ImmutableArray<ThreadCpuAnalyzer> timed = set.Select(a => new ThreadCpuAnalyzer((DiagnosticAnalyzer)Activator.CreateInstance(a.GetType())!)).ToImmutableArray();
+                await AnalyzeAsync(Compile(sources, references), timed.CastArray<DiagnosticAnalyzer>(), null);
+                if (i < 0)
                 {
-                    foreach (DiagnosticAnalyzer analyzer in set)
-                    {
-                        double seconds = withAnalyzers.GetAnalyzerTelemetryInfoAsync(analyzer, CancellationToken.None).GetAwaiter().GetResult().ExecutionTime.TotalSeconds;
-                        sum += seconds;
-                        if (i >= 0)
-                        {
-                            (string, string) key = (name, analyzer.GetType().Name);
-                            if (!rules.TryGetValue(key, out List<double>? list))
-                            {
-                                rules[key] = list = new List<double>();
-                            }
+                    continue;
+                }
 
-                            list.Add(seconds);
-                        }
-                    }
-                });
-                if (i >= 0)
+                totals[name].Add(timed.Sum(t => t.Cpu.TotalSeconds));
+                foreach (ThreadCpuAnalyzer analyzer in timed)
                 {
-                    times[name].Add(sum);
-                    cpus[name].Add(cpu);
+                    (string, string) key = (name, analyzer.Inner.GetType().Name);
+                    if (!rules.TryGetValue(key, out List<double>? list))
+                    {
+                        rules[key] = list = new List<double>();
+                    }
+
+                    list.Add(analyzer.Cpu.TotalSeconds);
                 }
             }
         }
 
-        foreach ((string name, List<double> values) in times)
+        Console.WriteLine("thread CPU in the rules' callbacks:");
+        foreach ((string name, List<double> values) in totals)
         {
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{name,-12} median {Report.Median(values):F3} s ({string.Join(", ", values.Select(v => v.ToString("F3", CultureInfo.InvariantCulture)))})"));
         }
 
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"this build / other: {Report.Median(times["this build"]) / Report.Median(times["other"]):F2}"));
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"analysis CPU, medians: this build {Report.Median(cpus["this build"]):F3} s, other {Report.Median(cpus["other"]):F3} s (operation trees included)"));
-        Console.WriteLine("per rule, medians (this build / other):");
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"this build / other: {Report.Median(totals["this build"]) / Report.Median(totals["other"]):F2}"));
+        Console.WriteLine("per rule, medians (this build, other, ratio):");
         foreach (string rule in rules.Keys.Select(k => k.Rule).Distinct().Order(StringComparer.Ordinal))
         {
-            string Of(string build) => rules.TryGetValue((build, rule), out List<double>? v) ? Report.Median(v).ToString("F3", CultureInfo.InvariantCulture) : "-";
-            Console.WriteLine($"  {rule,-32} {Of("this build"),8} {Of("other"),8}");
+            double? Of(string build) => rules.TryGetValue((build, rule), out List<double>? v) ? Report.Median(v) : null;
+            string Text(double? seconds) => seconds?.ToString("F3", CultureInfo.InvariantCulture) ?? "-";
+            string ratio = Of("this build") is { } mineSeconds && Of("other") is { } otherSeconds && otherSeconds > 0
+                ? (mineSeconds / otherSeconds).ToString("F2", CultureInfo.InvariantCulture)
+                : "-";
+            Console.WriteLine($"  {rule,-32} {Text(Of("this build")),8} {Text(Of("other")),8} {ratio,6}");
         }
 
         return 0;

@@ -16,7 +16,9 @@
 //
 // profile: runs the rules on a corpus in this process (CompilationWithAnalyzers, analyzer telemetry), which is what to
 // look at when making a rule cheaper; times are per rule, medians over REPEAT fresh compilations. Given another build of
-// Boc.Analyzers.dll (an older commit's), it runs the two alternately instead and prints the ratio.
+// Boc.Analyzers.dll (an older commit's), it runs the two alternately instead and prints, per rule and in all, the CPU
+// time of the threads in the rules' callbacks and the ratio (ThreadCpuAnalyzer): unlike wall time, it holds on a busy
+// machine.
 
 using System.Globalization;
 using Boc.AnalyzerCost;
