@@ -46,10 +46,13 @@ public sealed class LeaseAndFenceFaultTests(StoreFixture stores) : IClassFixture
         }
         finally
         {
+            // Released before the silo resumes, so its held write goes out at the hold's first look: once resumed, the
+            // silo also learns that it was declared dead and stops itself, and a write released after that never
+            // reaches the store (the scenario then has nothing to check). Seen once in a CI run on Garnet.
+            await run.Db.StringSetAsync(Faults.Release(run.Cluster, rule), "1");
             coordinator.Resume();
         }
 
-        await run.Db.StringSetAsync(Faults.Release(run.Cluster, rule), "1");
         string outcome = await run.WaitForKeyAsync(Faults.Outcome(run.Cluster, rule), Scenario.Minute, "the held write never reached the store");
         await Scenario.AssertGrantedAgainAsync(run, "p", 8);
 
